@@ -1,0 +1,125 @@
+/// A residual U-block: an input REBNCONV, then a small U-Net whose output is added back to it.
+protocol RSUBlock: Sendable {
+    var inChannels: Int { get }
+    var outChannels: Int { get }
+    /// Runs the block on `x`, writing `outChannels` maps of `x`'s size into `out`.
+    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext)
+}
+
+/// RSU-L (L = 7, 6, 5, 4): L-1 encoder REBNCONVs with 2×2 max-pooling between them, a dilated (2) REBNCONV
+/// at the bottom, and L-1 decoder REBNCONVs each taking `cat(upsampled deeper, skip)`.
+///
+/// `rebnconv[i-1]` is the paper's `rebnconv{i}` (i = 1…L) and `rebnconvd[i-1]` its `rebnconv{i}d`
+/// (i = 1…L-1).
+public struct RSU: RSUBlock {
+    public let height: Int
+    public let inChannels, midChannels, outChannels: Int
+    public let rebnconvin: REBNCONV
+    public let rebnconv: [REBNCONV]
+    public let rebnconvd: [REBNCONV]
+
+    init(_ w: inout U2NetWeightLoader, _ path: String, height: Int, inChannels: Int, midChannels mid: Int,
+         outChannels: Int) throws {
+        self.height = height
+        self.inChannels = inChannels
+        self.midChannels = mid
+        self.outChannels = outChannels
+        rebnconvin = try REBNCONV(&w, "\(path).rebnconvin", inChannels: inChannels, outChannels: outChannels, dirate: 1)
+        var enc = [try REBNCONV(&w, "\(path).rebnconv1", inChannels: outChannels, outChannels: mid, dirate: 1)]
+        for i in 2..<height { enc.append(try REBNCONV(&w, "\(path).rebnconv\(i)", inChannels: mid, outChannels: mid, dirate: 1)) }
+        enc.append(try REBNCONV(&w, "\(path).rebnconv\(height)", inChannels: mid, outChannels: mid, dirate: 2))
+        rebnconv = enc
+        var dec: [REBNCONV] = []
+        for i in 1..<height {
+            dec.append(try REBNCONV(&w, "\(path).rebnconv\(i)d", inChannels: 2 * mid,
+                                    outChannels: i == 1 ? outChannels : mid, dirate: 1))
+        }
+        rebnconvd = dec
+    }
+
+    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
+        rebnconvin(x, into: hxin, context: context)
+        level(1, input: hxin, into: out, residual: hxin, context: context)
+    }
+
+    /// Level `i` of the U: `hx{i} = rebnconv{i}(input)`, the deeper levels on its pooled copy, and
+    /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer
+    /// both halves are written into, so it costs nothing.
+    private func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+                       context: ExecutionContext) {
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let mid = midChannels
+        let cat = arena.tensor(channels: 2 * mid, height: input.height, width: input.width)
+        let hx = cat.channels(mid..<2 * mid)
+        rebnconv[i - 1](input, into: hx, context: context)
+        if i == height - 1 {
+            rebnconv[height - 1](hx, into: cat.channels(0..<mid), context: context)  // dilated bottom, no pooling
+        } else {
+            let pooled = arena.tensor(channels: mid, height: MaxPool2D.outputSize(hx.height),
+                                      width: MaxPool2D.outputSize(hx.width))
+            MaxPool2D.forward(hx, into: pooled, context: context)
+            let deeper = arena.tensor(channels: mid, height: pooled.height, width: pooled.width)
+            level(i + 1, input: pooled, into: deeper, residual: nil, context: context)
+            ResizeBilinear.forward(deeper, into: cat.channels(0..<mid), context: context)
+        }
+        rebnconvd[i - 1](cat, into: out, residual: residual, context: context)
+    }
+}
+
+/// RSU-4F: RSU-4 with dilations 1, 2, 4, 8 instead of pooling, so every map keeps the input's size (used at
+/// the lowest resolutions, where pooling would lose too much).
+public struct RSU4F: RSUBlock {
+    public let inChannels, midChannels, outChannels: Int
+    public let rebnconvin: REBNCONV
+    /// rebnconv1…rebnconv4 (dilation 1, 2, 4, 8).
+    public let rebnconv: [REBNCONV]
+    /// rebnconv1d…rebnconv3d (dilation 1, 2, 4).
+    public let rebnconvd: [REBNCONV]
+
+    static let dilations = [1, 2, 4, 8]
+
+    init(_ w: inout U2NetWeightLoader, _ path: String, inChannels: Int, midChannels mid: Int, outChannels: Int) throws {
+        self.inChannels = inChannels
+        self.midChannels = mid
+        self.outChannels = outChannels
+        rebnconvin = try REBNCONV(&w, "\(path).rebnconvin", inChannels: inChannels, outChannels: outChannels, dirate: 1)
+        rebnconv = try (1...4).map { i in
+            try REBNCONV(&w, "\(path).rebnconv\(i)", inChannels: i == 1 ? outChannels : mid, outChannels: mid,
+                         dirate: RSU4F.dilations[i - 1])
+        }
+        rebnconvd = try (1...3).map { i in
+            try REBNCONV(&w, "\(path).rebnconv\(i)d", inChannels: 2 * mid, outChannels: i == 1 ? outChannels : mid,
+                         dirate: RSU4F.dilations[i - 1])
+        }
+    }
+
+    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
+        rebnconvin(x, into: hxin, context: context)
+        level(1, input: hxin, into: out, residual: hxin, context: context)
+    }
+
+    /// Level `i`: `hx{i} = rebnconv{i}(input)`; `hx{i}d = rebnconv{i}d(cat(hx{i+1}d, hx{i}))`, with
+    /// `hx4 = rebnconv4(hx3)` standing in for `hx4d` at the bottom.
+    private func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+                       context: ExecutionContext) {
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let mid = midChannels
+        let cat = arena.tensor(channels: 2 * mid, height: input.height, width: input.width)
+        let hx = cat.channels(mid..<2 * mid)
+        rebnconv[i - 1](input, into: hx, context: context)
+        if i == 3 {
+            rebnconv[3](hx, into: cat.channels(0..<mid), context: context)
+        } else {
+            level(i + 1, input: hx, into: cat.channels(0..<mid), residual: nil, context: context)
+        }
+        rebnconvd[i - 1](cat, into: out, residual: residual, context: context)
+    }
+}

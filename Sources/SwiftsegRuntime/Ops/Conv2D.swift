@@ -1,0 +1,84 @@
+/// A square 2-D convolution, stride 1, "same" padding (`dilation · (kernel-1)/2`), with its bias.
+///
+/// U²-Net uses only 3×3 convs with dilation 1, 2, 4 or 8 (padding = dilation) and one 1×1 conv; BatchNorm is
+/// already folded into `weight` and `bias`. The weight is OIHW, which read row-major is exactly the
+/// `outChannels × (inChannels·k·k)` matrix the GEMM path multiplies, so weights are used in place from the
+/// memory-mapped file without repacking.
+///
+/// ```swift
+/// conv.forward(input, into: output, activation: .relu, context: ctx)
+/// ```
+public struct Conv2D: @unchecked Sendable {
+    public let outChannels: Int
+    public let inChannels: Int
+    public let kernelSize: Int
+    public let dilation: Int
+    /// OIHW, `outChannels · inChannels · kernelSize²` floats.
+    public let weight: UnsafePointer<Float>
+    /// `outChannels` floats.
+    public let bias: UnsafePointer<Float>
+
+    public init(outChannels: Int, inChannels: Int, kernelSize: Int, dilation: Int,
+                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
+        precondition(kernelSize % 2 == 1 && dilation >= 1, "odd kernels with dilation ≥ 1 only")
+        self.outChannels = outChannels
+        self.inChannels = inChannels
+        self.kernelSize = kernelSize
+        self.dilation = dilation
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// Zero padding on each side, so the output has the input's height and width.
+    public var padding: Int { dilation * (kernelSize - 1) / 2 }
+    /// Length of one im2col column: the GEMM's K.
+    public var reductionSize: Int { inChannels * kernelSize * kernelSize }
+    /// Multiply-accumulates for an `height × width` input.
+    public func macs(height: Int, width: Int) -> Int { outChannels * reductionSize * height * width }
+
+    /// What follows the convolution, applied in the kernel's epilogue while the tile is in cache.
+    public enum Epilogue {
+        /// out = conv + bias
+        case bias
+        /// out = max(conv + bias, 0)
+        case biasReLU
+        /// out = max(conv + bias, 0) + residual (REBNCONV then the RSU block's residual add)
+        case biasReLUResidual(TensorView)
+    }
+
+    /// Runs the convolution with the kernel the context's policy selects.
+    public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
+                        context: ExecutionContext) {
+        checkShapes(input, output, epilogue)
+        switch selectKernel(policy: context.policy) {
+        case .reference: referenceForward(input, into: output, epilogue: epilogue)
+        case .gemm, .auto: gemmForward(input, into: output, epilogue: epilogue, context: context)
+        }
+    }
+
+    /// The kernel rule: `.auto` → GEMM for every shape (the only fast kernel so far).
+    public func selectKernel(policy: ConvKernelPolicy) -> ConvKernelPolicy {
+        policy == .auto ? .gemm : policy
+    }
+
+    func checkShapes(_ input: TensorView, _ output: TensorView, _ epilogue: Epilogue) {
+        precondition(input.channels == inChannels, "conv expects \(inChannels) input channels, got \(input.channels)")
+        precondition(output.channels == outChannels && output.height == input.height && output.width == input.width,
+                     "conv output \(output.shapeDescription) does not match \(outChannels)×\(input.height)×\(input.width)")
+        if case .biasReLUResidual(let r) = epilogue {
+            precondition(r.sameShape(as: output), "residual \(r.shapeDescription) ≠ output \(output.shapeDescription)")
+        }
+    }
+
+    /// Applies the epilogue to `count` outputs of channel `channel` at `out` (residual at the same offset).
+    @inline(__always)
+    func applyEpilogue(_ epilogue: Epilogue, channel: Int, out: UnsafeMutablePointer<Float>, offset: Int,
+                       count: Int) {
+        switch epilogue {
+        case .bias: SIMDKernels.addBias(out, count: count, bias: bias[channel])
+        case .biasReLU: SIMDKernels.addBiasReLU(out, count: count, bias: bias[channel])
+        case .biasReLUResidual(let r):
+            SIMDKernels.addBiasReLUResidual(out, count: count, bias: bias[channel], residual: r.plane(channel) + offset)
+        }
+    }
+}

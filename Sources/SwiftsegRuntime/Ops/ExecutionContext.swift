@@ -1,0 +1,77 @@
+import Dispatch
+
+/// Which convolution kernel the runtime uses. Tests and the benchmark force one; `.auto` picks per layer.
+public enum ConvKernelPolicy: String, Sendable, CaseIterable {
+    /// Plain nested loops (Conv2D+Reference.swift): the oracle, slow.
+    case reference
+    /// im2col + `BLAS.sgemm` with a fused bias/ReLU/residual epilogue (Conv2D+GEMM.swift).
+    case gemm
+    /// The fastest correct kernel for each layer's shape (today: GEMM).
+    case auto
+}
+
+/// Everything one forward pass needs besides weights: the activation arena, per-worker scratch for im2col,
+/// the thread count and the kernel policy. Reused across passes; after the first pass at an input size, a pass
+/// allocates nothing. Not thread-safe: one context per concurrent forward pass.
+public final class ExecutionContext {
+    public let threads: Int
+    public var policy: ConvKernelPolicy
+    public let arena = Arena()
+    /// Set to collect per-stage wall times (the benchmark does); nil costs nothing.
+    public var profile: StageProfile?
+    private var scratch: [UnsafeMutablePointer<Float>] = []
+    private var scratchCapacity = 0
+
+    /// - Parameters:
+    ///   - threads: worker threads for the kernels (≥ 1).
+    ///   - policy: convolution kernel choice.
+    public init(threads: Int = 1, policy: ConvKernelPolicy = .auto) {
+        precondition(threads >= 1, "threads must be at least 1")
+        self.threads = threads
+        self.policy = policy
+    }
+
+    deinit { scratch.forEach { $0.deallocate() } }
+
+    /// Per-worker scratch of at least `floats` floats (grows only when a larger layer first needs it).
+    func scratch(floats: Int) -> [UnsafeMutablePointer<Float>] {
+        if floats > scratchCapacity || scratch.count != threads {
+            scratch.forEach { $0.deallocate() }
+            scratch = (0..<threads).map { _ in
+                UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64)
+                    .bindMemory(to: Float.self, capacity: floats)
+            }
+            scratchCapacity = floats
+        }
+        return scratch
+    }
+
+    /// Bytes held by the arena and the scratch buffers.
+    public var reservedBytes: Int { arena.capacityBytes + scratch.count * scratchCapacity * 4 }
+}
+
+/// Wall time per named part of the forward pass, accumulated while ``ExecutionContext/profile`` is set.
+public final class StageProfile {
+    public private(set) var order: [String] = []
+    public private(set) var nanoseconds: [String: UInt64] = [:]
+
+    public init() {}
+
+    func add(_ name: String, _ ns: UInt64) {
+        if nanoseconds[name] == nil { order.append(name) }
+        nanoseconds[name, default: 0] += ns
+    }
+
+    public func reset() { order = []; nanoseconds = [:] }
+}
+
+extension ExecutionContext {
+    /// Runs `body`, adding its wall time to `profile[name]` when profiling.
+    @inline(__always)
+    func time(_ name: String, _ body: () -> Void) {
+        guard let profile else { body(); return }
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        body()
+        profile.add(name, DispatchTime.now().uptimeNanoseconds - t0)
+    }
+}

@@ -1,0 +1,47 @@
+/// U²-Net's pooling: MaxPool 2×2, stride 2, `ceil_mode=True`, so an odd edge row/column forms a window of its own.
+public enum MaxPool2D {
+    /// Output size for an input extent: ⌈n / 2⌉.
+    public static func outputSize(_ n: Int) -> Int { (n + 1) / 2 }
+
+    /// Plain loops over each window, skipping cells outside the input: the reference.
+    public static func reference(_ input: TensorView, into output: TensorView) {
+        checkShapes(input, output)
+        for c in 0..<input.channels {
+            for oy in 0..<output.height {
+                for ox in 0..<output.width {
+                    var m = -Float.infinity
+                    for dy in 0..<2 where 2 * oy + dy < input.height {
+                        for dx in 0..<2 where 2 * ox + dx < input.width {
+                            m = max(m, input[c, 2 * oy + dy, 2 * ox + dx])
+                        }
+                    }
+                    output[c, oy, ox] = m
+                }
+            }
+        }
+    }
+
+    /// SIMD over full windows (``SIMDKernels/maxPool2x2Row(row0:row1:out:count:)``), the odd edges by hand,
+    /// channels in parallel.
+    public static func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
+        checkShapes(input, output)
+        let w = input.width, h = input.height, ow = output.width
+        let fullX = w / 2
+        parallelFor(count: input.channels, threads: context.threads) { c, _ in
+            let src = input.plane(c), dst = output.plane(c)
+            for oy in 0..<output.height {
+                let r0 = src + 2 * oy * w
+                let r1 = 2 * oy + 1 < h ? r0 + w : r0  // odd last row: its window is the row alone
+                let out = dst + oy * ow
+                SIMDKernels.maxPool2x2Row(row0: r0, row1: r1, out: out, count: fullX)
+                if fullX < ow { out[fullX] = max(r0[w - 1], r1[w - 1]) }
+            }
+        }
+    }
+
+    static func checkShapes(_ input: TensorView, _ output: TensorView) {
+        precondition(output.channels == input.channels && output.height == outputSize(input.height)
+                     && output.width == outputSize(input.width),
+                     "maxpool output \(output.shapeDescription) for input \(input.shapeDescription)")
+    }
+}

@@ -1,0 +1,70 @@
+/// Bilinear resize with PyTorch's `align_corners=False` convention (ONNX `pytorch_half_pixel`): U²-Net's
+/// `_upsample_like`. Source coordinate `(x + 0.5) / scale - 0.5` with `scale = outSize / inSize`, clamped to
+/// the input, as ONNX Runtime computes it (in Float).
+public enum ResizeBilinear {
+    /// Source position of output index `i`: the lower tap, the upper tap and the weight of the upper one.
+    @inline(__always)
+    static func taps(_ i: Int, inSize: Int, outSize: Int) -> (Int, Int, Float) {
+        let scale = Float(outSize) / Float(inSize)
+        var s: Float = outSize > 1 ? (Float(i) + 0.5) / scale - 0.5 : 0
+        s = min(max(s, 0), Float(inSize - 1))
+        let lo = min(Int(s), inSize - 1)
+        let hi = min(lo + 1, inSize - 1)
+        return (lo, hi, s - Float(lo))
+    }
+
+    /// Per-pixel formula: the reference.
+    public static func reference(_ input: TensorView, into output: TensorView) {
+        precondition(input.channels == output.channels, "resize keeps the channel count")
+        for c in 0..<input.channels {
+            for y in 0..<output.height {
+                let (y0, y1, ty) = taps(y, inSize: input.height, outSize: output.height)
+                for x in 0..<output.width {
+                    let (x0, x1, tx) = taps(x, inSize: input.width, outSize: output.width)
+                    let top = input[c, y0, x0] * (1 - tx) + input[c, y0, x1] * tx
+                    let bottom = input[c, y1, x0] * (1 - tx) + input[c, y1, x1] * tx
+                    output[c, y, x] = top * (1 - ty) + bottom * ty
+                }
+            }
+        }
+    }
+
+    /// Separable: each output row lerps two horizontally-resampled source rows (SIMD), with the column taps
+    /// computed once per call into arena memory. Channels run in parallel; each worker keeps two row buffers.
+    public static func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
+        precondition(input.channels == output.channels, "resize keeps the channel count")
+        let arena = context.arena
+        let mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let ow = output.width, iw = input.width
+        // Column taps: (lo, hi) index pairs as Int32, then the weight of hi.
+        let table = UnsafeMutableRawPointer(arena.allocate(floats: 3 * ow))
+        let lo = table.bindMemory(to: Int32.self, capacity: 2 * ow)
+        let weights = (table + 8 * ow).bindMemory(to: Float.self, capacity: ow)
+        for x in 0..<ow {
+            let (x0, x1, t) = taps(x, inSize: iw, outSize: ow)
+            lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
+        }
+        let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
+        parallelFor(count: input.channels, threads: context.threads) { c, worker in
+            let src = input.plane(c), dst = output.plane(c)
+            let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
+            var cachedA = -1, cachedB = -1
+            for y in 0..<output.height {
+                let (y0, y1, ty) = taps(y, inSize: input.height, outSize: output.height)
+                if cachedA != y0 {
+                    if cachedB == y0 { rowA.update(from: rowB, count: ow) } else { horizontal(src + y0 * iw, rowA) }
+                    cachedA = y0
+                }
+                if cachedB != y1 { horizontal(src + y1 * iw, rowB); cachedB = y1 }
+                SIMDKernels.lerp(rowA, rowB, t: ty, out: dst + y * ow, count: ow)
+            }
+            func horizontal(_ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+                for x in 0..<ow {
+                    let t = weights[x]
+                    out[x] = row[Int(lo[2 * x])] * (1 - t) + row[Int(lo[2 * x + 1])] * t
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,105 @@
+/// The runtime's SIMD layer: every vector loop lives here, written over `SIMDKernels.Vector` with an explicit
+/// scalar tail. Other files call these instead of writing their own vector code, so a change of vector width or
+/// an ISA-specific variant is made in this one file.
+public enum SIMDKernels {
+    /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
+    public typealias Vector = SIMD16<Float>
+    public static let width = Vector.scalarCount
+
+    @inlinable @inline(__always) static func load(_ p: UnsafePointer<Float>) -> Vector {
+        UnsafeRawPointer(p).loadUnaligned(as: Vector.self)
+    }
+
+    @inlinable @inline(__always) static func store(_ v: Vector, _ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
+    }
+
+    /// y += alpha · x
+    @inlinable public static func axpy(count: Int, alpha: Float, x: UnsafePointer<Float>,
+                                       y: UnsafeMutablePointer<Float>) {
+        var i = 0
+        let a = Vector(repeating: alpha)
+        while i + width <= count {
+            store(load(y + i) + a * load(x + i), y + i)
+            i += width
+        }
+        while i < count { y[i] += alpha * x[i]; i += 1 }
+    }
+
+    /// p[i] = max(p[i] + bias, 0)
+    @inlinable public static func addBiasReLU(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
+        var i = 0
+        let b = Vector(repeating: bias), zero = Vector(repeating: 0)
+        while i + width <= count {
+            store(pointwiseMax(load(p + i) + b, zero), p + i)
+            i += width
+        }
+        while i < count { p[i] = max(p[i] + bias, 0); i += 1 }
+    }
+
+    /// p[i] = p[i] + bias
+    @inlinable public static func addBias(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
+        var i = 0
+        let b = Vector(repeating: bias)
+        while i + width <= count {
+            store(load(p + i) + b, p + i)
+            i += width
+        }
+        while i < count { p[i] += bias; i += 1 }
+    }
+
+    /// p[i] = max(p[i] + bias, 0) + residual[i] — REBNCONV's ReLU then the RSU residual add, in one pass.
+    @inlinable public static func addBiasReLUResidual(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float,
+                                                      residual r: UnsafePointer<Float>) {
+        var i = 0
+        let b = Vector(repeating: bias), zero = Vector(repeating: 0)
+        while i + width <= count {
+            store(pointwiseMax(load(p + i) + b, zero) + load(r + i), p + i)
+            i += width
+        }
+        while i < count { p[i] = max(p[i] + bias, 0) + r[i]; i += 1 }
+    }
+
+    /// out[i] = max(row0[2i], row0[2i+1],
+    /// row1[2i], row1[2i+1]). The 2×2 max-pool of one output row (both input rows complete).
+    @inlinable public static func maxPool2x2Row(row0: UnsafePointer<Float>, row1: UnsafePointer<Float>,
+                                                out: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + width <= count {
+            let a = UnsafeRawPointer(row0 + 2 * i).loadUnaligned(as: SIMD32<Float>.self)
+            let b = UnsafeRawPointer(row1 + 2 * i).loadUnaligned(as: SIMD32<Float>.self)
+            let m = pointwiseMax(a, b)
+            store(pointwiseMax(m.evenHalf, m.oddHalf), out + i)
+            i += width
+        }
+        while i < count {
+            out[i] = max(max(row0[2 * i], row0[2 * i + 1]), max(row1[2 * i], row1[2 * i + 1]))
+            i += 1
+        }
+    }
+
+    /// out[i] = a[i]·(1-t) + b[i]·t, the vertical step of bilinear resampling.
+    @inlinable public static func lerp(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, t: Float,
+                                       out: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        let vt = Vector(repeating: t), vs = Vector(repeating: 1 - t)
+        while i + width <= count {
+            store(load(a + i) * vs + load(b + i) * vt, out + i)
+            i += width
+        }
+        while i < count { out[i] = a[i] * (1 - t) + b[i] * t; i += 1 }
+    }
+
+    /// p[i] = 1 / (1 + exp(-p[i]))
+    public static func sigmoid(_ p: UnsafeMutablePointer<Float>, count: Int) {
+        for i in 0..<count { p[i] = 1 / (1 + _exp(-p[i])) }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+@inline(__always) func _exp(_ x: Float) -> Float { expf(x) }
+#elseif canImport(Darwin)
+import Darwin
+@inline(__always) func _exp(_ x: Float) -> Float { expf(x) }
+#endif

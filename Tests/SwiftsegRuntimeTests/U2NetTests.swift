@@ -1,0 +1,25 @@
+import SwiftsegRuntime
+import XCTest
+
+/// Whole-network parity: u2netp's d0 against ONNX Runtime's on real photos (Tools/make_fixtures.py).
+final class U2NetTests: XCTestCase {
+    static let net = try! U2Net(source: .u2netp)
+
+    func checkPhoto(_ name: String, policy: ConvKernelPolicy = .auto, threads: Int = 2,
+                    file: StaticString = #filePath, line: UInt = #line) throws {
+        let input = try NPY.read(path: Fixtures.path("photos/\(name).input.npy"))
+        let expected = try NPY.read(path: Fixtures.path("photos/\(name).d0.npy"))
+        let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
+        let context = ExecutionContext(threads: threads, policy: policy)
+        Self.net.forward(input.view, into: output.view, context: context)
+        let diff = maxAbsDiff(output.view, expected.view)
+        XCTAssertLessThanOrEqual(diff, 1e-4, "\(name): max |Δd0| vs ONNX Runtime", file: file, line: line)
+    }
+
+    func testAstronautMatchesONNXRuntime() throws { try checkPhoto("astronaut") }
+    func testChelseaMatchesONNXRuntime() throws { try checkPhoto("chelsea") }
+    func testCoffeeMatchesONNXRuntime() throws { try checkPhoto("coffee", threads: 1) }
+    func testRocketMatchesONNXRuntime() throws { try checkPhoto("rocket") }
+    /// 203×157: odd sizes through ceil-mode pooling and non-integer upsampling.
+    func testOddSizedCropMatchesONNXRuntime() throws { try checkPhoto("coffee-crop") }
+}

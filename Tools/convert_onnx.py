@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx) to a self-describing safetensors file.
+
+    python3 Tools/convert_onnx.py u2netp.onnx -o Weights/u2netp.safetensors [--source "pkg==ver:member"]
+
+What it does, and refuses:
+- walks the graph's Conv nodes in order and names their (BatchNorm-folded) weights after the original PyTorch
+  modules (Tools/u2net_arch.py); every conv's shape, kernel, dilation and padding must match the architecture,
+  and the graph must use only the ops the Swift runtime implements, or the conversion stops with an error;
+- writes float32 little-endian tensors (weights OIHW) behind a JSON header padded so data starts on a 64-byte
+  boundary (mmap-friendly), with `__metadata__` saying what the file is (architecture, variant, input size,
+  mean/std, layout, bn_folded, source and its sha256).
+"""
+
+import argparse
+import hashlib
+import json
+import struct
+import sys
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from u2net_arch import conv_specs, STAGES
+
+ALLOWED_OPS = {"Conv", "Relu", "MaxPool", "Resize", "Concat", "Add", "Sigmoid",
+               # shape plumbing the exporter emits to compute Resize sizes
+               "Constant", "Shape", "Gather", "Unsqueeze", "Slice", "Cast"}
+FORMAT_VERSION = "1"
+
+
+def fail(msg):
+    sys.exit(f"convert_onnx: {msg}")
+
+
+def attrs(node):
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+def detect_variant(conv_nodes, inits):
+    first_mid = list(inits[conv_nodes[1].input[1]].dims)[0]  # stage1.rebnconv1 out channels
+    for variant, stages in STAGES.items():
+        if stages[0][3] == first_mid and len(conv_specs(variant)) == len(conv_nodes):
+            return variant
+    fail(f"graph matches no known U²-Net variant ({len(conv_nodes)} convs, stage1 mid width {first_mid})")
+
+
+def convert(onnx_path, out_path, source):
+    raw = open(onnx_path, "rb").read()
+    model = onnx.load_from_string(raw)
+    graph = model.graph
+    inits = {t.name: t for t in graph.initializer}
+
+    unknown = sorted({n.op_type for n in graph.node} - ALLOWED_OPS)
+    if unknown:
+        fail(f"graph uses ops the runtime does not implement: {', '.join(unknown)}")
+    for node in graph.node:
+        a = attrs(node)
+        if node.op_type == "MaxPool" and (a.get("kernel_shape") != [2, 2] or a.get("strides") != [2, 2]
+                                          or a.get("ceil_mode") != 1):
+            fail(f"MaxPool {node.name} is not 2x2 stride 2 ceil_mode=1: {a}")
+        if node.op_type == "Resize" and (a.get("mode") != b"linear" or
+                                         a.get("coordinate_transformation_mode") != b"pytorch_half_pixel"):
+            fail(f"Resize {node.name} is not bilinear pytorch_half_pixel: {a}")
+
+    conv_nodes = [n for n in graph.node if n.op_type == "Conv"]
+    variant = detect_variant(conv_nodes, inits)
+    specs = conv_specs(variant)
+
+    tensors = []
+    for node, spec in zip(conv_nodes, specs):
+        a = attrs(node)
+        if len(node.input) != 3:
+            fail(f"{spec.name}: conv without bias")
+        w = numpy_helper.to_array(inits[node.input[1]]).astype("<f4")
+        b = numpy_helper.to_array(inits[node.input[2]]).astype("<f4")
+        want = (spec.out_ch, spec.in_ch, spec.kernel, spec.kernel)
+        pad = spec.dilation if spec.kernel == 3 else 0
+        if w.shape != want or b.shape != (spec.out_ch,):
+            fail(f"{spec.name}: weight {w.shape} bias {b.shape}, architecture wants {want}")
+        if (a.get("dilations", [1, 1]) != [spec.dilation] * 2 or a.get("pads", [0] * 4) != [pad] * 4
+                or a.get("strides", [1, 1]) != [1, 1] or a.get("group", 1) != 1):
+            fail(f"{spec.name}: attributes {a} do not match dilation {spec.dilation}")
+        tensors.append((f"{spec.name}.weight", w))
+        tensors.append((f"{spec.name}.bias", b))
+
+    metadata = {
+        "format": "swiftseg-safetensors",
+        "format_version": FORMAT_VERSION,
+        "architecture": "u2net",
+        "variant": variant,
+        "input_size": "320",
+        "mean": "0.485,0.456,0.406",
+        "std": "0.229,0.224,0.225",
+        "layout": "OIHW",
+        "bn_folded": "true",
+        "source": source or onnx_path,
+        "source_sha256": hashlib.sha256(raw).hexdigest(),
+        "license": "Apache-2.0 (U-2-Net weights, Qin et al. 2020)",
+    }
+    write_safetensors(out_path, tensors, metadata)
+    return variant, len(tensors)
+
+
+def write_safetensors(path, tensors, metadata):
+    header = {"__metadata__": metadata}
+    offset = 0
+    for name, array in tensors:
+        size = array.nbytes
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((-(8 + len(text))) % 64)  # data starts 64-byte aligned; spaces are legal header padding
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for _, array in tensors:
+            f.write(np.ascontiguousarray(array).tobytes())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("onnx", help="u2net.onnx or u2netp.onnx")
+    parser.add_argument("-o", "--output", required=True, help="output .safetensors path")
+    parser.add_argument("--source", help="provenance string stored in the metadata (default: the input path)")
+    args = parser.parse_args()
+    variant, count = convert(args.onnx, args.output, args.source)
+    print(f"wrote {args.output}: {variant}, {count} tensors")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Generate the test fixtures under Tests/Fixtures from ONNX Runtime and rembg (re-runnable, deterministic).
+
+    Tools/make_fixtures.sh            # sets up Tools/.venv, then runs this script
+
+Writes:
+- ops/{conv,maxpool,resize,sigmoid}.safetensors — single-op ONNX graphs run by ONNX Runtime: inputs,
+  weights and outputs as `caseN.*` tensors, each case's parameters in the metadata (JSON).
+- photos/{astronaut.png,chelsea.png,coffee.png,rocket.jpg} — scikit-image's public-domain sample photos.
+- photos/NAME.input.npy — rembg's preprocessed tensor (1×3×320×320), NAME.d0.npy — ONNX Runtime's d0 for it
+  on u2netp, NAME.rembg-mask.png — `rembg.remove(photo, only_mask=True)`.
+- photos/coffee-crop.input.npy / .d0.npy — a 1×3×203×157 crop, run through the same graph with symbolic
+  height/width, so the odd sizes (ceil-mode pooling, non-integer upsampling) are checked too.
+"""
+
+import json
+import os
+import shutil
+import struct
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "Tests", "Fixtures")
+RNG = np.random.default_rng(20261129)
+
+
+def write_safetensors(path, tensors, metadata):
+    header = {"__metadata__": metadata}
+    offset = 0
+    for name, a in tensors:
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [offset, offset + a.nbytes]}
+        offset += a.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((-(8 + len(text))) % 64)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+        for _, a in tensors:
+            f.write(np.ascontiguousarray(a, dtype="<f4").tobytes())
+
+
+def run_graph(nodes, inputs, initializers, output_shape_rank=4):
+    graph = helper.make_graph(
+        nodes, "op",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, a.shape) for n, a in inputs.items()],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=[onnx.numpy_helper.from_array(a, n) for n, a in initializers.items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)])
+    model.ir_version = 6
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+    return sess.run(["y"], inputs)[0]
+
+
+def conv_cases():
+    # (cin, cout, h, w, kernel, dilation): every dilation U²-Net uses, 1- and 3-channel edges, odd sizes,
+    # images smaller than the dilation.
+    shapes = [(3, 8, 17, 13, 3, 1), (1, 1, 5, 7, 3, 1), (16, 16, 20, 20, 3, 2), (16, 16, 10, 10, 3, 4),
+              (16, 16, 10, 10, 3, 8), (32, 16, 9, 11, 3, 1), (16, 64, 7, 5, 3, 2), (5, 3, 3, 3, 3, 8),
+              (6, 1, 12, 9, 1, 1), (64, 1, 11, 14, 3, 1), (2, 5, 1, 1, 3, 4)]
+    tensors, meta = [], {}
+    for i, (cin, cout, h, w, k, d) in enumerate(shapes):
+        x = RNG.standard_normal((1, cin, h, w)).astype(np.float32)
+        wt = (RNG.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
+        b = RNG.standard_normal(cout).astype(np.float32)
+        pad = d * (k - 1) // 2
+        node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], dilations=[d, d],
+                                pads=[pad] * 4, strides=[1, 1])
+        y = run_graph([node], {"x": x}, {"w": wt, "b": b})
+        tensors += [(f"case{i}.input", x), (f"case{i}.weight", wt), (f"case{i}.bias", b), (f"case{i}.output", y)]
+        meta[f"case{i}"] = json.dumps({"kernel": k, "dilation": d})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+def maxpool_cases():
+    shapes = [(3, 8, 8), (2, 7, 9), (1, 1, 1), (4, 5, 2), (16, 21, 33), (1, 40, 3)]
+    tensors, meta = [], {}
+    for i, (c, h, w) in enumerate(shapes):
+        x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
+        node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+        y = run_graph([node], {"x": x}, {})
+        tensors += [(f"case{i}.input", x), (f"case{i}.output", y)]
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+def resize_cases():
+    # (c, h, w, out_h, out_w): U²-Net's 2× steps, ceil-mode odd targets, non-integer ratios, 1-pixel inputs,
+    # and the side-output upsampling (e.g. 10 → 320).
+    shapes = [(2, 5, 5, 10, 10), (3, 4, 6, 7, 11), (1, 1, 1, 3, 4), (2, 10, 10, 320, 320), (1, 3, 7, 5, 13),
+              (4, 13, 9, 25, 17), (1, 6, 6, 6, 6)]
+    tensors, meta = [], {}
+    for i, (c, h, w, oh, ow) in enumerate(shapes):
+        x = RNG.standard_normal((1, c, h, w)).astype(np.float32)
+        sizes = np.array([1, c, oh, ow], dtype=np.int64)
+        graph_inputs = {"x": x}
+        node = helper.make_node("Resize", ["x", "roi", "scales", "sizes"], ["y"], mode="linear",
+                                coordinate_transformation_mode="pytorch_half_pixel")
+        g = helper.make_graph(
+            [node], "resize", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+            initializer=[onnx.numpy_helper.from_array(np.array([], np.float32), "roi"),
+                         onnx.numpy_helper.from_array(np.array([], np.float32), "scales"),
+                         onnx.numpy_helper.from_array(sizes, "sizes")])
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 11)])
+        m.ir_version = 6
+        y = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(["y"], graph_inputs)[0]
+        tensors += [(f"case{i}.input", x), (f"case{i}.output", y)]
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+def sigmoid_cases():
+    x = np.concatenate([np.linspace(-30, 30, 601), RNG.standard_normal(99) * 4]).astype(np.float32)
+    x = x.reshape(1, 1, 7, 100)
+    y = run_graph([helper.make_node("Sigmoid", ["x"], ["y"])], {"x": x}, {})
+    return [("case0.input", x), ("case0.output", y)], {"cases": "1"}
+
+
+def photo_fixtures(onnx_path):
+    import skimage
+    from rembg import new_session, remove
+
+    data_dir = os.path.join(os.path.dirname(skimage.__file__), "data")
+    photos = os.path.join(OUT, "photos")
+    os.makedirs(photos, exist_ok=True)
+    os.environ["U2NET_HOME"] = os.path.dirname(onnx_path)
+    session = new_session("u2netp")
+    ort_session = session.inner_session
+    for file in ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg"]:
+        name = os.path.splitext(file)[0]
+        shutil.copyfile(os.path.join(data_dir, file), os.path.join(photos, file))
+        img = Image.open(os.path.join(photos, file))
+        feed = session.normalize(img, (0.485, 0.456, 0.406), (0.229, 0.224, 0.225), (320, 320))
+        x = next(iter(feed.values()))
+        d0 = ort_session.run(None, feed)[0]
+        np.save(os.path.join(photos, f"{name}.input.npy"), x)
+        np.save(os.path.join(photos, f"{name}.d0.npy"), d0)
+        mask = remove(img, session=session, only_mask=True)
+        mask.save(os.path.join(photos, f"{name}.rembg-mask.png"))
+        print(f"{file}: {img.size} {img.mode}, d0 range {d0.min():.4f}..{d0.max():.4f}")
+
+    # Odd-size crop through a copy of the graph with symbolic height/width.
+    model = onnx.load(onnx_path)
+    dims = model.graph.input[0].type.tensor_type.shape.dim
+    dims[2].dim_param, dims[3].dim_param = "height", "width"
+    for out in model.graph.output:
+        del out.type.tensor_type.shape.dim[:]
+    dynamic = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    coffee = np.load(os.path.join(photos, "coffee.input.npy"))
+    crop = np.ascontiguousarray(coffee[:, :, 61:264, 97:254])
+    np.save(os.path.join(photos, "coffee-crop.input.npy"), crop)
+    np.save(os.path.join(photos, "coffee-crop.d0.npy"), dynamic.run(None, {dynamic.get_inputs()[0].name: crop})[0])
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx")
+    os.makedirs(os.path.join(OUT, "ops"), exist_ok=True)
+    for name, make in [("conv", conv_cases), ("maxpool", maxpool_cases), ("resize", resize_cases),
+                       ("sigmoid", sigmoid_cases)]:
+        tensors, meta = make()
+        meta["generator"] = f"Tools/make_fixtures.py, onnxruntime {ort.__version__}"
+        write_safetensors(os.path.join(OUT, "ops", f"{name}.safetensors"), tensors, meta)
+    photo_fixtures(sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

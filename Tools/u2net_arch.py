@@ -1,0 +1,62 @@
+"""U²-Net architecture as a list of convolutions in forward order.
+
+Mirrors Sources/SwiftsegRuntime/Model/U2NetConfiguration.swift (the Swift runtime checks every name and
+shape again at load). The ONNX exports carry BatchNorm-folded conv weights under anonymous names, in the
+order PyTorch traced `forward`, so this list is how the converter gives them their original module names.
+"""
+
+from dataclasses import dataclass
+
+# (stage name, RSU height or "4F", in_ch, mid_ch, out_ch) per variant, in forward order.
+STAGES = {
+    "u2netp": [
+        ("stage1", 7, 3, 16, 64), ("stage2", 6, 64, 16, 64), ("stage3", 5, 64, 16, 64),
+        ("stage4", 4, 64, 16, 64), ("stage5", "4F", 64, 16, 64), ("stage6", "4F", 64, 16, 64),
+        ("stage5d", "4F", 128, 16, 64), ("stage4d", 4, 128, 16, 64), ("stage3d", 5, 128, 16, 64),
+        ("stage2d", 6, 128, 16, 64), ("stage1d", 7, 128, 16, 64),
+    ],
+    "u2net": [
+        ("stage1", 7, 3, 32, 64), ("stage2", 6, 64, 32, 128), ("stage3", 5, 128, 64, 256),
+        ("stage4", 4, 256, 128, 512), ("stage5", "4F", 512, 256, 512), ("stage6", "4F", 512, 256, 512),
+        ("stage5d", "4F", 1024, 256, 512), ("stage4d", 4, 1024, 128, 256), ("stage3d", 5, 512, 64, 128),
+        ("stage2d", 6, 256, 32, 64), ("stage1d", 7, 128, 16, 64),
+    ],
+}
+
+# Input channels of side1…side6 (the decoder outputs hx1d…hx5d and hx6).
+SIDE_IN = {"u2netp": [64, 64, 64, 64, 64, 64], "u2net": [64, 64, 128, 256, 512, 512]}
+
+
+@dataclass
+class ConvSpec:
+    name: str  # module path, e.g. "stage1.rebnconvin.conv_s1"
+    out_ch: int
+    in_ch: int
+    kernel: int
+    dilation: int
+
+
+def rsu_convs(prefix, height, in_ch, mid, out):
+    """Convolutions of one RSU block in the order its forward() runs them."""
+    def c(block, i, o, d):
+        return ConvSpec(f"{prefix}.{block}.conv_s1", o, i, 3, d)
+
+    if height == "4F":
+        return [c("rebnconvin", in_ch, out, 1), c("rebnconv1", out, mid, 1), c("rebnconv2", mid, mid, 2),
+                c("rebnconv3", mid, mid, 4), c("rebnconv4", mid, mid, 8), c("rebnconv3d", 2 * mid, mid, 4),
+                c("rebnconv2d", 2 * mid, mid, 2), c("rebnconv1d", 2 * mid, out, 1)]
+    convs = [c("rebnconvin", in_ch, out, 1), c("rebnconv1", out, mid, 1)]
+    convs += [c(f"rebnconv{i}", mid, mid, 1) for i in range(2, height)]
+    convs.append(c(f"rebnconv{height}", mid, mid, 2))
+    convs += [c(f"rebnconv{i}d", 2 * mid, mid, 1) for i in range(height - 1, 1, -1)]
+    convs.append(c("rebnconv1d", 2 * mid, out, 1))
+    return convs
+
+
+def conv_specs(variant):
+    convs = []
+    for stage in STAGES[variant]:
+        convs += rsu_convs(*stage)
+    convs += [ConvSpec(f"side{i + 1}", 1, ch, 3, 1) for i, ch in enumerate(SIDE_IN[variant])]
+    convs.append(ConvSpec("outconv", 1, 6, 1, 1))
+    return convs
