@@ -1,0 +1,104 @@
+import Foundation
+import _CPNG
+import _CTurboJPEG
+
+/// Limits checked against an image's header before any pixel memory is allocated.
+public struct DecodingLimits: Sendable, Equatable {
+    /// Largest width × height accepted (default 100 megapixels).
+    public var maxPixels: Int = 100_000_000
+    /// Largest width or height accepted.
+    public var maxDimension: Int = 65_535
+
+    public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_535) {
+        self.maxPixels = maxPixels
+        self.maxDimension = maxDimension
+    }
+}
+
+extension Image {
+    /// Reads a PNG or JPEG file.
+    ///
+    /// ```swift
+    /// let image = try Image(contentsOfFile: "photo.jpg")
+    /// ```
+    public init(contentsOfFile path: String, limits: DecodingLimits = DecodingLimits()) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw ImageError(isDir.boolValue ? "\(path): is a directory" : "\(path): cannot read file (permission denied?)")
+            }
+            throw ImageError("\(path): no such file")
+        }
+        try self.init(encoded: [UInt8](data), name: path, limits: limits)
+    }
+
+    /// Decodes PNG or JPEG bytes; `name` is used in error messages. PNGs with alpha (or tRNS) decode to RGBA,
+    /// gray ones to gray, others to RGB; JPEGs (color or grayscale) to RGB.
+    public init(encoded bytes: [UInt8], name: String, limits: DecodingLimits = DecodingLimits()) throws {
+        if bytes.isEmpty { throw ImageError("\(name): file is empty") }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = try Image.decodePNG(bytes, name: name, limits: limits)
+        } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
+            self = try Image.decodeJPEG(bytes, name: name, limits: limits)
+        } else {
+            throw ImageError("\(name): not a PNG or JPEG image")
+        }
+    }
+
+    static func checkLimits(width: Int, height: Int, name: String, limits: DecodingLimits) throws {
+        guard width > 0, height > 0 else { throw ImageError("\(name): image has no pixels (\(width)×\(height))") }
+        if width > limits.maxDimension || height > limits.maxDimension || width * height > limits.maxPixels {
+            throw ImageError("\(name): image is \(width)×\(height), over the limit of \(limits.maxPixels) pixels / \(limits.maxDimension) per side")
+        }
+    }
+
+    static func decodePNG(_ bytes: [UInt8], name: String, limits: DecodingLimits) throws -> Image {
+        var png = png_image()
+        png.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&png) }
+        func message() -> String {
+            withUnsafeBytes(of: png.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let ok = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&png, $0.baseAddress, $0.count) }
+        guard ok != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+        let width = Int(png.width), height = Int(png.height)
+        try checkLimits(width: width, height: height, name: name, limits: limits)
+        let hasAlpha = png.format & PNGFormat.alphaFlag != 0
+        let isGray = png.format & PNGFormat.colorFlag == 0
+        let channels = hasAlpha ? 4 : isGray ? 1 : 3
+        png.format = hasAlpha ? PNGFormat.rgba : isGray ? PNGFormat.gray : PNGFormat.rgb
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        let done = bytes.withUnsafeBytes { _ in
+            pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+        }
+        guard done != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+        return Image(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+    static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingLimits) throws -> Image {
+        guard let handle = tjInitDecompress() else { throw ImageError("\(name): cannot start the JPEG decoder") }
+        defer { tjDestroy(handle) }
+        func message() -> String { String(cString: tjGetErrorStr2(handle)) }
+        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        let header = bytes.withUnsafeBufferPointer {
+            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+        }
+        guard header == 0 else { throw ImageError("\(name): corrupt JPEG: \(message())") }
+        try checkLimits(width: Int(width), height: Int(height), name: name, limits: limits)
+        if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
+            throw ImageError("\(name): unsupported: CMYK JPEG")
+        }
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+        let status = bytes.withUnsafeBufferPointer { src in
+            pixels.withUnsafeMutableBufferPointer { dst in
+                tjDecompress2(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height,
+                              Int32(TJPF_RGB.rawValue), 0)
+            }
+        }
+        // Warnings (e.g. a few bytes of trailing garbage) leave a usable image; errors do not.
+        if status != 0 && tjGetErrorCode(handle) == Int32(TJERR_FATAL.rawValue) {
+            throw ImageError("\(name): corrupt JPEG: \(message())")
+        }
+        return Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels)
+    }
+}

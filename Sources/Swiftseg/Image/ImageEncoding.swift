@@ -1,0 +1,54 @@
+import Foundation
+import _CPNG
+
+extension Image {
+    /// The image as PNG bytes (gray, RGB or RGBA, 8-bit).
+    public func pngData() throws -> [UInt8] {
+        var png = png_image()
+        png.version = UInt32(PNG_IMAGE_VERSION)
+        png.width = UInt32(width)
+        png.height = UInt32(height)
+        png.format = channels == 1 ? PNGFormat.gray : channels == 3 ? PNGFormat.rgb : PNGFormat.rgba
+        defer { png_image_free(&png) }
+        var size = 0
+        let rowStride = Int32(width * channels)
+        _ = pixels.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, rowStride, nil) }
+        guard size > 0 else { throw ImageError("cannot encode PNG (\(width)×\(height))") }
+        var out = [UInt8](repeating: 0, count: size)
+        let ok = out.withUnsafeMutableBytes { dst in
+            pixels.withUnsafeBytes { png_image_write_to_memory(&png, dst.baseAddress, &size, 0, $0.baseAddress, rowStride, nil) }
+        }
+        guard ok != 0 else { throw ImageError("cannot encode PNG (\(width)×\(height))") }
+        return Array(out.prefix(size))
+    }
+}
+
+/// Writes files so that a failure or a kill never leaves a partial file or clobbers a good one: the bytes go
+/// to a temporary file in the destination's folder, which is then renamed over the destination.
+public enum AtomicFile {
+    /// Writes `bytes` to `path` atomically; `-` writes to standard output.
+    public static func write(_ bytes: [UInt8], to path: String) throws {
+        if path == "-" {
+            FileHandle.standardOutput.write(Data(bytes))
+            return
+        }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw ImageError("\(path): folder \(dir) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw ImageError("\(path): is a directory")
+        }
+        let temp = "\(dir)/.\(url.lastPathComponent).\(getpid()).tmp"
+        guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else {
+            throw ImageError("\(path): cannot write (permission denied or disk full?)")
+        }
+        if rename(temp, path) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temp)
+            throw ImageError("\(path): cannot write: \(reason)")
+        }
+    }
+}
