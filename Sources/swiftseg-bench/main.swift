@@ -1,1 +1,161 @@
-print("todo")
+import Foundation
+import Swiftseg
+import SwiftsegRuntime
+
+// swiftseg-bench: times the U²-Net forward pass (warm-up, repeats, medians), llama-bench style.
+//
+//   swift run -c release swiftseg-bench --model u2netp --size 320 --threads 2 --iterations 10 [--json]
+//   swift run -c release swiftseg-bench --threads 1,2 --size 320,512      # sweeps: every combination
+
+let help = """
+    OVERVIEW: Benchmark the U²-Net forward pass (no timing assertions; numbers for PERF.md).
+
+    USAGE: swiftseg-bench [--model M[,M…]] [--size S[,S…]] [--threads N[,N…]] [--iterations I] [--warmup W]
+                          [--policy auto|gemm|reference] [--json]
+
+    OPTIONS:
+      --model         u2netp (default), u2net, or a .safetensors path; a comma list sweeps.
+      --size          Square input side in pixels (default 320); a comma list sweeps.
+      --threads       Worker threads (default: all cores); a comma list sweeps.
+      --iterations    Timed runs per configuration (default 10).
+      --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
+      --policy        Convolution kernels (default auto).
+      --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
+                      min_ms, gflops, stages_median_ms, samples_ms, plan_mb, peak_rss_mb, blas, cpu,
+                      commit).
+      -h, --help      Show this help.
+
+    """
+
+struct Options {
+    var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
+    var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
+}
+
+func die(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("swiftseg-bench: error: \(message)\n".utf8))
+    exit(2)
+}
+
+func parseOptions(_ args: [String]) -> Options {
+    var o = Options()
+    var i = 0
+    func value() -> String {
+        i += 1
+        guard i < args.count else { die("\(args[i - 1]) needs a value") }
+        return args[i]
+    }
+    func ints(_ s: String, _ name: String) -> [Int] {
+        let list = s.split(separator: ",").map { Int($0) }
+        guard !list.isEmpty, list.allSatisfy({ ($0 ?? 0) >= 1 }) else { die("\(name) expects positive integers, got '\(s)'") }
+        return list.map { $0! }
+    }
+    while i < args.count {
+        switch args[i] {
+        case "--model": o.models = value().split(separator: ",").map(String.init)
+        case "--size": o.sizes = ints(value(), "--size")
+        case "--threads": o.threads = ints(value(), "--threads")
+        case "--iterations": o.iterations = ints(value(), "--iterations")[0]
+        case "--warmup":
+            guard let w = Int(value()), w >= 0 else { die("--warmup expects an integer ≥ 0") }
+            o.warmup = w
+        case "--policy":
+            let v = value()
+            guard let p = ConvKernelPolicy(rawValue: v) else { die("--policy must be auto, gemm or reference") }
+            o.policy = p
+        case "--json": o.json = true
+        case "-h", "--help": print(help, terminator: ""); exit(0)
+        default: die("unknown option '\(args[i])' (see --help)")
+        }
+        i += 1
+    }
+    return o
+}
+
+func median(_ xs: [Double]) -> Double {
+    let s = xs.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+func peakRSSMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024  // KiB on Linux
+}
+
+func gitCommit() -> String {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["git", "rev-parse", "--short", "HEAD"]
+    let pipe = Pipe()
+    p.standardOutput = pipe
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return "unknown" }
+    p.waitUntilExit()
+    let s = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    return p.terminationStatus == 0 && !s.isEmpty ? s : "unknown"
+}
+
+let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+let commit = gitCommit()
+let cpu = CPUFeatures.current.summary
+let blas = BLAS.backend  // loads OpenBLAS (choosing its core type) before anything runs
+if !options.json {
+    print("cpu: \(cpu)\nblas: \(blas)\ncommit: \(commit), policy: \(options.policy.rawValue), iterations: \(options.iterations), warm-up: \(options.warmup)\n")
+    print("| model | size | threads | median ms | min ms | GFLOP/s | plan MB | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|")
+}
+
+var stageTables: [String] = []
+for modelName in options.models {
+    let model: U2Net
+    do { model = try U2Net(source: ModelSource(argument: modelName)) } catch { die("\(error)") }
+    for size in options.sizes {
+        for threads in options.threads {
+            let context = ExecutionContext(threads: threads, policy: options.policy)
+            let input = Tensor(channels: 3, height: size, width: size)
+            for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 }
+            let output = Tensor(channels: 1, height: size, width: size)
+            for _ in 0..<options.warmup { model.forward(input.view, into: output.view, context: context) }
+            var samples: [Double] = []
+            var stageSamples: [String: [Double]] = [:]
+            var stageOrder: [String] = []
+            let profile = StageProfile()
+            for _ in 0..<options.iterations {
+                profile.reset()
+                context.profile = profile
+                let t0 = DispatchTime.now().uptimeNanoseconds
+                model.forward(input.view, into: output.view, context: context)
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                context.profile = nil
+                stageOrder = profile.order
+                for (name, ns) in profile.nanoseconds { stageSamples[name, default: []].append(Double(ns) / 1e6) }
+            }
+            let med = median(samples), best = samples.min() ?? 0
+            let flops = 2 * Double(model.convMACs(height: size, width: size))
+            let gflops = flops / (med / 1e3) / 1e9
+            let rss = peakRSSMegabytes()
+            let stages = stageOrder.map { ($0, median(stageSamples[$0]!)) }
+            if options.json {
+                let object: [String: Any] = [
+                    "model": model.configuration.variant, "size": size, "threads": threads,
+                    "iterations": options.iterations, "warmup": options.warmup, "policy": options.policy.rawValue,
+                    "median_ms": med, "min_ms": best, "gflops": gflops, "gflop_per_image": flops / 1e9,
+                    "samples_ms": samples, "stages_median_ms": Dictionary(uniqueKeysWithValues: stages),
+                    "peak_rss_mb": rss, "plan_mb": Double(context.reservedBytes) / 1e6, "blas": blas, "blas_core": BLAS.coreName ?? "none", "cpu": cpu, "commit": commit,
+                ]
+                let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+                print(String(decoding: data, as: UTF8.self))
+            } else {
+                print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.0f | %.0f |", model.configuration.variant,
+                             size, threads, med, best, gflops, Double(context.reservedBytes) / 1e6, rss))
+                var table = "\(model.configuration.variant) @\(size), \(threads) thread(s): median ms per stage\n"
+                for (name, ms) in stages {
+                    table += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%8.2f\n", ms)
+                }
+                stageTables.append(table)
+            }
+        }
+    }
+}
+if !options.json { print("\n" + stageTables.joined(separator: "\n"), terminator: "") }

@@ -22,4 +22,14 @@ final class U2NetTests: XCTestCase {
     func testRocketMatchesONNXRuntime() throws { try checkPhoto("rocket") }
     /// 203×157: odd sizes through ceil-mode pooling and non-integer upsampling.
     func testOddSizedCropMatchesONNXRuntime() throws { try checkPhoto("coffee-crop") }
+
+    /// The whole network with the fast kernels against the same network on the reference kernels (small odd
+    /// input: every stage, pooling to 1×1 and upsampling back).
+    func testFastKernelsMatchReferenceKernels() {
+        let x = randomTensor(channels: 3, height: 13, width: 11, seed: 42)
+        let reference = Tensor(channels: 1, height: 13, width: 11), fast = Tensor(channels: 1, height: 13, width: 11)
+        Self.net.forward(x.view, into: reference.view, context: ExecutionContext(threads: 1, policy: .reference))
+        Self.net.forward(x.view, into: fast.view, context: ExecutionContext(threads: 2, policy: .auto))
+        XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, reference.view), 1e-5)
+    }
 }

@@ -95,9 +95,13 @@ extension Image {
                               Int32(TJPF_RGB.rawValue), 0)
             }
         }
-        // Warnings (e.g. a few bytes of trailing garbage) leave a usable image; errors do not.
-        if status != 0 && tjGetErrorCode(handle) == Int32(TJERR_FATAL.rawValue) {
-            throw ImageError("\(name): corrupt JPEG: \(message())")
+        // Most warnings (e.g. stray bytes before a marker, common in camera files) leave a complete image;
+        // a premature end means the rest of the picture is missing, so that is an error like a fatal one.
+        if status != 0 {
+            let text = message()
+            if tjGetErrorCode(handle) == Int32(TJERR_FATAL.rawValue) || text.contains("Premature end") {
+                throw ImageError("\(name): corrupt or truncated JPEG: \(text)")
+            }
         }
         return Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels)
     }

@@ -32,15 +32,9 @@ public enum AtomicFile {
             FileHandle.standardOutput.write(Data(bytes))
             return
         }
+        try checkWritable(path)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw ImageError("\(path): folder \(dir) does not exist")
-        }
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw ImageError("\(path): is a directory")
-        }
         let temp = "\(dir)/.\(url.lastPathComponent).\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else {
             throw ImageError("\(path): cannot write (permission denied or disk full?)")
@@ -50,5 +44,22 @@ public enum AtomicFile {
             unlink(temp)
             throw ImageError("\(path): cannot write: \(reason)")
         }
+    }
+}
+
+extension AtomicFile {
+    /// Throws unless `path` (or `-`) can be written: its folder exists and is writable, and it is not a folder.
+    /// Lets a command fail before doing any work.
+    public static func checkWritable(_ path: String) throws {
+        if path == "-" { return }
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw ImageError("\(path): folder \(dir) does not exist")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
+            throw ImageError("\(path): is a directory")
+        }
+        guard access(dir, W_OK) == 0 else { throw ImageError("\(path): folder \(dir) is not writable") }
     }
 }

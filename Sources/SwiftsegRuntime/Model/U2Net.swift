@@ -92,7 +92,7 @@ public final class U2Net: Sendable {
             outconv.forward(sides, into: output, epilogue: .bias, context: context)
             Sigmoid.forwardInPlace(output)
         }
-        arena.release(to: Arena.Mark(top: 0, overflowCount: 0))
+        arena.reset()  // frees everything; after a learning pass, grows the block so the next pass allocates nothing
     }
 
     /// Encoder stage `i` on `input`, the deeper stages on its pooled output, then decoder stage `i` on

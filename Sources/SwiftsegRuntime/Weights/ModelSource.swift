@@ -51,6 +51,9 @@ public enum ModelSource: Sendable, Equatable {
             throw RuntimeError.io(
                 "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); fetch it with: Tools/fetch_weights.sh \(name)")
         case .file(let path):
+            guard access(path, F_OK) == 0 else {
+                throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, or a .safetensors path)")
+            }
             return try SafeTensorsFile(path: path)
         }
     }

@@ -1,0 +1,105 @@
+/// A small command-line parser: each subcommand declares its options (which also make its `--help`), and
+/// parsing rejects anything undeclared with a one-line message.
+struct OptionSpec {
+    let names: [String]       // e.g. ["-o", "--output"]
+    let valueName: String?    // nil for a flag
+    let help: String
+}
+
+struct CommandSpec {
+    let name: String
+    let summary: String
+    let usage: String
+    let positionals: [(name: String, help: String)]
+    let options: [OptionSpec]
+    let discussion: String
+
+    static let helpOption = OptionSpec(names: ["-h", "--help"], valueName: nil, help: "Show this help and exit.")
+
+    var helpText: String {
+        var lines = ["OVERVIEW: \(summary)", "", "USAGE: \(usage)", ""]
+        if !positionals.isEmpty {
+            lines.append("ARGUMENTS:")
+            for p in positionals { lines.append(row(p.name, p.help)) }
+            lines.append("")
+        }
+        lines.append("OPTIONS:")
+        for o in options + [CommandSpec.helpOption] {
+            let label = o.names.joined(separator: ", ") + (o.valueName.map { " \($0)" } ?? "")
+            lines.append(row(label, o.help))
+        }
+        if !discussion.isEmpty { lines += ["", discussion] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private func row(_ label: String, _ help: String) -> String {
+        let pad = 24
+        let first = "  " + label
+        let helpLines = help.split(separator: "\n", omittingEmptySubsequences: false)
+        var out = first.count < pad ? first.padding(toLength: pad, withPad: " ", startingAt: 0) + helpLines[0]
+                                    : first + "\n" + String(repeating: " ", count: pad) + helpLines[0]
+        for more in helpLines.dropFirst() { out += "\n" + String(repeating: " ", count: pad) + more }
+        return out
+    }
+}
+
+/// Parsed arguments of one subcommand.
+struct ParsedArguments {
+    var positionals: [String] = []
+    var values: [String: String] = [:]   // keyed by the option's last (long) name
+    var flags: Set<String> = []
+    var wantsHelp = false
+
+    func value(_ name: String) -> String? { values[name] }
+    func has(_ name: String) -> Bool { flags.contains(name) }
+
+    /// A positive integer option, or `defaultValue` when absent.
+    func positiveInt(_ name: String, default defaultValue: Int) throws -> Int {
+        guard let text = values[name] else { return defaultValue }
+        guard let n = Int(text), n >= 1 else { throw CLIError.usage("\(name) expects a positive integer, got '\(text)'") }
+        return n
+    }
+}
+
+extension CommandSpec {
+    func parse(_ args: [String]) throws -> ParsedArguments {
+        var result = ParsedArguments()
+        var i = 0
+        var onlyPositionals = false
+        while i < args.count {
+            let arg = args[i]
+            i += 1
+            if onlyPositionals || arg == "-" || !arg.hasPrefix("-") {
+                result.positionals.append(arg)
+                continue
+            }
+            if arg == "--" { onlyPositionals = true; continue }
+            if arg == "-h" || arg == "--help" { result.wantsHelp = true; continue }
+            var name = arg, inline: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                name = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            }
+            guard let spec = options.first(where: { $0.names.contains(name) }) else {
+                throw CLIError.usage("unknown option '\(name)' for '\(self.name)' (see 'swiftseg \(self.name) --help')")
+            }
+            let key = spec.names.last!
+            if spec.valueName != nil {
+                if let inline { result.values[key] = inline; continue }
+                guard i < args.count else { throw CLIError.usage("\(name) needs a value (\(spec.valueName!))") }
+                result.values[key] = args[i]
+                i += 1
+            } else {
+                if inline != nil { throw CLIError.usage("\(name) takes no value") }
+                result.flags.insert(key)
+            }
+        }
+        return result
+    }
+}
+
+/// What ends a command: a usage mistake (exit 2) or a failure while running (exit 1).
+enum CLIError: Error {
+    case usage(String)
+    case failure(String)
+}

@@ -1,0 +1,68 @@
+import SwiftsegRuntime
+import XCTest
+
+final class ConvTests: XCTestCase {
+    /// The reference conv against ONNX Runtime's Conv on every fixture case (dilations 1/2/4/8, 1×1, edges).
+    func testReferenceMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("conv")
+        XCTAssertGreaterThanOrEqual(cases.count, 10)
+        for n in 0..<cases.count {
+            let x = cases.tensor(n, "input"), w = cases.tensor(n, "weight"), b = cases.tensor(n, "bias")
+            let expected = cases.tensor(n, "output")
+            let p = cases.parameters(n)
+            let conv = Conv2D(outChannels: w.shape[0], inChannels: w.shape[1], kernelSize: p["kernel"]!,
+                              dilation: p["dilation"]!, weight: w.data, bias: b.data)
+            let out = Tensor(channels: conv.outChannels, height: x.shape[2], width: x.shape[3])
+            conv.referenceForward(x.view, into: out.view, epilogue: .bias)
+            XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-5, "case \(n) \(p) shape \(x.shape)")
+        }
+    }
+
+    /// Every fast policy against the reference over random shapes: odd sizes, all four dilations, 1×1,
+    /// 1- and 3-channel edges, each epilogue, one and two threads.
+    func testGEMMMatchesReferenceOnRandomShapes() {
+        var rng = SplitMix64(seed: 7)
+        for trial in 0..<60 {
+            let cin = [1, 2, 3, 16, 17, 64][rng.nextInt(0...5)]
+            let cout = [1, 3, 16, 64][rng.nextInt(0...3)]
+            let kernel = trial % 7 == 0 ? 1 : 3
+            let dilation = kernel == 1 ? 1 : [1, 2, 4, 8][rng.nextInt(0...3)]
+            let h = rng.nextInt(1...23), w = rng.nextInt(1...29)
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(trial))
+            let weight = randomTensor(channels: cout, height: cin, width: kernel * kernel, seed: UInt64(1000 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(2000 + trial))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3000 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: kernel, dilation: dilation,
+                              weight: weight.data, bias: bias.data)
+            let epilogues: [Conv2D.Epilogue] = [.bias, .biasReLU, .biasReLUResidual(residual.view)]
+            let epilogue = epilogues[trial % 3]
+            let expected = Tensor(channels: cout, height: h, width: w)
+            conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+            for threads in [1, 2] {
+                for policy in [ConvKernelPolicy.gemm, .auto] {
+                    let out = Tensor(channels: cout, height: h, width: w)
+                    conv.forward(x.view, into: out.view, epilogue: epilogue,
+                                 context: ExecutionContext(threads: threads, policy: policy))
+                    let diff = maxAbsDiff(out.view, expected.view)
+                    XCTAssertLessThanOrEqual(diff, 1e-4 * Float(cin * kernel * kernel).squareRoot(),
+                        "cin \(cin) cout \(cout) k \(kernel) d \(dilation) \(h)×\(w) \(epilogue) threads \(threads) \(policy)")
+                }
+            }
+        }
+    }
+
+    /// A conv writing into a channel slice (how concatenation is done) leaves the other channels alone.
+    func testWritesIntoChannelSliceOnly() {
+        let x = randomTensor(channels: 4, height: 9, width: 7, seed: 1)
+        let weight = randomTensor(channels: 2, height: 4, width: 9, seed: 2)
+        let bias = randomTensor(channels: 1, height: 1, width: 2, seed: 3)
+        let conv = Conv2D(outChannels: 2, inChannels: 4, kernelSize: 3, dilation: 2, weight: weight.data, bias: bias.data)
+        let cat = Tensor(channels: 5, height: 9, width: 7)
+        for i in 0..<cat.count { cat.data[i] = 42 }
+        conv.forward(x.view, into: cat.view.channels(1..<3), epilogue: .bias, context: ExecutionContext(threads: 2))
+        let expected = Tensor(channels: 2, height: 9, width: 7)
+        conv.referenceForward(x.view, into: expected.view, epilogue: .bias)
+        XCTAssertLessThanOrEqual(maxAbsDiff(cat.view.channels(1..<3), expected.view), 1e-4)
+        for c in [0, 3, 4] { XCTAssertTrue(UnsafeBufferPointer(start: cat.view.plane(c), count: 63).allSatisfy { $0 == 42 }) }
+    }
+}

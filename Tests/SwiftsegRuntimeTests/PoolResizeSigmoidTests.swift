@@ -1,0 +1,66 @@
+import SwiftsegRuntime
+import XCTest
+
+final class MaxPoolTests: XCTestCase {
+    func testReferenceMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("maxpool")
+        for n in 0..<cases.count {
+            let x = cases.tensor(n, "input"), expected = cases.tensor(n, "output")
+            XCTAssertEqual(expected.shape[2], MaxPool2D.outputSize(x.shape[2]), "ceil mode")
+            let out = Tensor(shape: expected.shape)
+            MaxPool2D.reference(x.view, into: out.view)
+            XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "case \(n) \(x.shape)")
+        }
+    }
+
+    func testFastMatchesReference() {
+        var rng = SplitMix64(seed: 3)
+        for trial in 0..<40 {
+            let c = rng.nextInt(1...5), h = rng.nextInt(1...70), w = rng.nextInt(1...70)
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
+            let expected = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
+            let out = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
+            MaxPool2D.reference(x.view, into: expected.view)
+            MaxPool2D.forward(x.view, into: out.view, context: ExecutionContext(threads: 1 + trial % 2))
+            XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "\(c)×\(h)×\(w)")
+        }
+    }
+}
+
+final class ResizeBilinearTests: XCTestCase {
+    func testReferenceMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("resize")
+        for n in 0..<cases.count {
+            let x = cases.tensor(n, "input"), expected = cases.tensor(n, "output")
+            let out = Tensor(shape: expected.shape)
+            ResizeBilinear.reference(x.view, into: out.view)
+            XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-5, "case \(n) \(x.shape) → \(expected.shape)")
+        }
+    }
+
+    func testFastMatchesReference() {
+        var rng = SplitMix64(seed: 5)
+        for trial in 0..<40 {
+            let c = rng.nextInt(1...4), h = rng.nextInt(1...40), w = rng.nextInt(1...40)
+            let oh = rng.nextInt(1...90), ow = rng.nextInt(1...90)
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
+            let expected = Tensor(channels: c, height: oh, width: ow), out = Tensor(channels: c, height: oh, width: ow)
+            ResizeBilinear.reference(x.view, into: expected.view)
+            ResizeBilinear.forward(x.view, into: out.view, context: ExecutionContext(threads: 1 + trial % 2))
+            XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-6, "\(c)×\(h)×\(w) → \(oh)×\(ow)")
+        }
+    }
+}
+
+final class SigmoidTests: XCTestCase {
+    func testMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("sigmoid")
+        let x = cases.tensor(0, "input"), expected = cases.tensor(0, "output")
+        let ref = Tensor(shape: x.shape)
+        Sigmoid.reference(x.view, into: ref.view)
+        XCTAssertLessThanOrEqual(maxAbsDiff(ref.view, expected.view), 1e-6)
+        let fast = Tensor(shape: x.shape, values: x.values)
+        Sigmoid.forwardInPlace(fast.view)
+        XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, ref.view), 1e-6)
+    }
+}

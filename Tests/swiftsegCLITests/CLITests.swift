@@ -1,0 +1,193 @@
+import Foundation
+import XCTest
+
+/// Runs the built `swiftseg` binary as a user would.
+final class CLITests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures").path
+    static let binary = Bundle.main.bundleURL.appendingPathComponent("swiftseg").path
+
+    var tmp = ""
+
+    override func setUpWithError() throws {
+        tmp = NSTemporaryDirectory() + "swiftseg-cli-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: tmp) }
+
+    struct Result { let status: Int32; let stdout: Data; let stderr: String }
+
+    @discardableResult
+    func run(_ args: [String], stdin: Data? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.arguments = args
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(stdin) }
+        try inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func photo(_ name: String) -> String { "\(Self.fixtures)/photos/\(name)" }
+
+    /// PNG header facts: width, height, colour type (0 gray, 2 RGB, 6 RGBA).
+    func pngInfo(_ data: Data) -> (width: Int, height: Int, colorType: Int)? {
+        let b = [UInt8](data)
+        guard b.count > 26, b.starts(with: [0x89, 0x50, 0x4E, 0x47]) else { return nil }
+        func be32(_ i: Int) -> Int { b[i..<i + 4].reduce(0) { $0 << 8 | Int($1) } }
+        return (be32(16), be32(20), Int(b[25]))
+    }
+
+    /// An error run: non-zero exit, exactly one line on stderr naming the problem, nothing on stdout.
+    func assertCleanFailure(_ r: Result, mentions: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotEqual(r.status, 0, file: file, line: line)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, "stderr: \(r.stderr)", file: file, line: line)
+        XCTAssertTrue(r.stderr.hasPrefix("swiftseg: error: "), r.stderr, file: file, line: line)
+        XCTAssertTrue(r.stderr.contains(mentions), "'\(mentions)' not in: \(r.stderr)", file: file, line: line)
+        XCTAssertTrue(r.stdout.isEmpty, file: file, line: line)
+    }
+
+    // MARK: help
+
+    func testInferHelpIsPinned() throws {
+        let r = try run(["infer", "--help"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), """
+            OVERVIEW: Cut the subject out of a photo (RGBA PNG), or write its mask.
+
+            USAGE: swiftseg infer <input> [-o <output>] [--mask] [--model <model>] [--threads <n>]
+
+            ARGUMENTS:
+              <input>               A PNG or JPEG file, or - for standard input.
+
+            OPTIONS:
+              -o, --output PATH     Output PNG, or - for standard output. Default: beside the input,
+                                    <name>.cutout.png (or <name>.mask.png with --mask); - when the input is -.
+              --mask                Write the 8-bit grayscale soft mask (input's size) instead of the cutout.
+              --model MODEL         u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'),
+                                    or a .safetensors file made by Tools/convert_onnx.py.
+              --threads N           Worker threads (default: all cores the process may use).
+              -h, --help            Show this help and exit.
+
+            The photo is resized to 320×320 for the network and the mask is resized back to the photo's size, as
+            rembg does. An existing output file is replaced only once the new one is completely written; on any
+            error nothing is written.
+
+            """)
+    }
+
+    func testEverySubcommandHasHelp() throws {
+        let top = try run(["--help"])
+        XCTAssertEqual(top.status, 0)
+        for sub in ["infer", "run-tensor", "inspect"] {
+            XCTAssertTrue(String(decoding: top.stdout, as: UTF8.self).contains(sub))
+            let r = try run([sub, "--help"])
+            XCTAssertEqual(r.status, 0, sub)
+            XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).hasPrefix("OVERVIEW: "), sub)
+        }
+    }
+
+    // MARK: infer
+
+    func testInferWritesCutoutBesideInputByDefault() throws {
+        let input = "\(tmp)/rocket.jpg"
+        try FileManager.default.copyItem(atPath: photo("rocket.jpg"), toPath: input)
+        let r = try run(["infer", input, "--threads", "2"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/rocket.cutout.png"))
+        let info = try XCTUnwrap(pngInfo(out))
+        XCTAssertEqual(info.width, 640)
+        XCTAssertEqual(info.height, 427)
+        XCTAssertEqual(info.colorType, 6, "RGBA")
+    }
+
+    func testInferMaskThroughPipes() throws {
+        let r = try run(["infer", "-", "--mask"], stdin: try Data(contentsOf: URL(fileURLWithPath: photo("chelsea.png"))))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let info = try XCTUnwrap(pngInfo(r.stdout))
+        XCTAssertEqual(info.width, 451)
+        XCTAssertEqual(info.height, 300)
+        XCTAssertEqual(info.colorType, 0, "grayscale")
+    }
+
+    func testBadInputsFailCleanlyAndWriteNothing() throws {
+        let out = "\(tmp)/out.png"
+        let notImage = "\(tmp)/notes.jpg", empty = "\(tmp)/empty.png", truncated = "\(tmp)/truncated.jpg"
+        try Data("just text".utf8).write(to: URL(fileURLWithPath: notImage))
+        try Data().write(to: URL(fileURLWithPath: empty))
+        try Data(contentsOf: URL(fileURLWithPath: photo("rocket.jpg"))).prefix(4000).write(to: URL(fileURLWithPath: truncated))
+        let corruptWeights = "\(tmp)/weights.safetensors"
+        try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/ops/sigmoid.safetensors")).write(to: URL(fileURLWithPath: corruptWeights))
+        let cases: [([String], String)] = [
+            (["infer", "\(tmp)/missing.jpg", "-o", out], "no such file"),
+            (["infer", notImage, "-o", out], "not a PNG or JPEG"),
+            (["infer", empty, "-o", out], "empty"),
+            (["infer", truncated, "-o", out], "truncated JPEG"),
+            (["infer", tmp, "-o", out], "is a directory"),
+            (["infer", photo("rocket.jpg"), "-o", "\(tmp)/no/such/dir/out.png"], "does not exist"),
+            (["infer", photo("rocket.jpg"), "-o", out, "--model", "\(tmp)/nope.safetensors"], "no such file"),
+            (["infer", photo("rocket.jpg"), "-o", out, "--model", corruptWeights], "expected 'u2net'"),
+            (["infer", photo("rocket.jpg"), "-o", out, "--threads", "zero"], "--threads"),
+            (["infer", photo("rocket.jpg"), "--frobnicate"], "unknown option"),
+            (["infer"], "needs an input"),
+            (["transmogrify"], "unknown subcommand"),
+        ]
+        for (args, mention) in cases {
+            assertCleanFailure(try run(args), mentions: mention)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(args) left \(out)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: tmp).filter { $0.hasSuffix(".tmp") }, [])
+    }
+
+    func testFailedRunKeepsExistingOutput() throws {
+        let out = "\(tmp)/keep.png"
+        try Data("previous result".utf8).write(to: URL(fileURLWithPath: out))
+        let bad = "\(tmp)/bad.png"
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: URL(fileURLWithPath: bad))
+        assertCleanFailure(try run(["infer", bad, "-o", out]), mentions: "corrupt PNG")
+        XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "previous result")
+    }
+
+    // MARK: run-tensor and inspect
+
+    func testRunTensorMatchesONNXRuntime() throws {
+        let out = "\(tmp)/d0.npy"
+        let r = try run(["run-tensor", "\(Self.fixtures)/photos/coffee-crop.input.npy", "-o", out, "--model", "u2netp"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let ours = [UInt8](try Data(contentsOf: URL(fileURLWithPath: out)))
+        let theirs = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/photos/coffee-crop.d0.npy")))
+        func floats(_ b: [UInt8]) -> [Float] {
+            let header = Int(b[8]) | Int(b[9]) << 8
+            return b[(10 + header)...].withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        }
+        let a = floats(ours), e = floats(theirs)
+        XCTAssertEqual(a.count, 203 * 157)
+        XCTAssertEqual(a.count, e.count)
+        XCTAssertLessThanOrEqual(zip(a, e).map { abs($0 - $1) }.max() ?? 1, 1e-4)
+    }
+
+    func testRunTensorRejectsWrongShape() throws {
+        let out = "\(tmp)/d0.npy"
+        assertCleanFailure(try run(["run-tensor", "\(Self.fixtures)/photos/coffee.d0.npy", "-o", out]), mentions: "N×3×H×W")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        assertCleanFailure(try run(["run-tensor", photo("rocket.jpg"), "-o", out]), mentions: "not a float32 .npy")
+    }
+
+    func testInspectDescribesEmbeddedWeights() throws {
+        let r = try run(["inspect"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("variant: u2netp"))
+        XCTAssertTrue(text.contains("source_sha256: "))
+        XCTAssertTrue(text.contains("loads OK"))
+    }
+}
