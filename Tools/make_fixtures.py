@@ -6,7 +6,8 @@
 Writes:
 - ops/{conv,maxpool,resize,sigmoid}.safetensors — single-op ONNX graphs run by ONNX Runtime: inputs,
   weights and outputs as `caseN.*` tensors, each case's parameters in the metadata (JSON).
-- photos/{astronaut.png,chelsea.png,coffee.png,rocket.jpg} — scikit-image's public-domain sample photos.
+- photos/{astronaut.png,chelsea.png,coffee.png,rocket.jpg,coins.png} — scikit-image's public-domain sample
+  photos (coins: a grayscale PNG with many separate objects).
 - photos/NAME.input.npy — rembg's preprocessed tensor (1×3×320×320), NAME.d0.npy — ONNX Runtime's d0 for it
   on u2netp, NAME.rembg-mask.png — `rembg.remove(photo, only_mask=True)`.
 - photos/coffee-crop.input.npy / .d0.npy — a 1×3×203×157 crop, run through the same graph with symbolic
@@ -134,7 +135,7 @@ def photo_fixtures(onnx_path):
     os.environ["U2NET_HOME"] = os.path.dirname(onnx_path)
     session = new_session("u2netp")
     ort_session = session.inner_session
-    for file in ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg"]:
+    for file in ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"]:
         name = os.path.splitext(file)[0]
         shutil.copyfile(os.path.join(data_dir, file), os.path.join(photos, file))
         img = Image.open(os.path.join(photos, file))

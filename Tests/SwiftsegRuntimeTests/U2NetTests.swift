@@ -20,6 +20,7 @@ final class U2NetTests: XCTestCase {
     func testChelseaMatchesONNXRuntime() throws { try checkPhoto("chelsea") }
     func testCoffeeMatchesONNXRuntime() throws { try checkPhoto("coffee", threads: 1) }
     func testRocketMatchesONNXRuntime() throws { try checkPhoto("rocket") }
+    func testCoinsMatchesONNXRuntime() throws { try checkPhoto("coins") }
     /// 203×157: odd sizes through ceil-mode pooling and non-integer upsampling.
     func testOddSizedCropMatchesONNXRuntime() throws { try checkPhoto("coffee-crop") }
 
