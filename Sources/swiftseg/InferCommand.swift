@@ -1,56 +1,101 @@
+import Dispatch
 import Foundation
 import Swiftseg
 
-/// `swiftseg infer`: photo in, cutout or mask PNG out.
+/// `swiftseg infer`: photo in; cutout, mask, composite, instance map, saliency map and JSON report out.
+/// The network runs once whatever the outputs.
 enum InferCommand {
     static let spec = CommandSpec(
         name: "infer",
-        summary: "Cut the subject out of a photo (RGBA PNG), or write its mask.",
-        usage: "swiftseg infer <input> [-o <output>] [--mask] [--model <model>] [--threads <n>]",
+        summary: "Cut the subject out of a photo (RGBA PNG), or write its mask, instances or a composite.",
+        usage: "swiftseg infer <input> [-o <output>] [--mask] [--instances <png>] [--json] [--select <list> | --point <x,y>]\n       [--crop] [--background <bg>] [--effect <effect>] [--threshold <t>] [--min-area <f>] [--model <model>]",
         positionals: [("<input>", "A PNG or JPEG file, or - for standard input.")],
-        options: [
-            OptionSpec(names: ["-o", "--output"], valueName: "PATH",
-                       help: "Output PNG, or - for standard output. Default: beside the input,\n<name>.cutout.png (or <name>.mask.png with --mask); - when the input is -."),
-            OptionSpec(names: ["--mask"], valueName: nil,
-                       help: "Write the 8-bit grayscale soft mask (input's size) instead of the cutout."),
-        ] + ModelOptions.specs,
+        options: InferOptions.specs + ModelOptions.specs,
         discussion: """
             The photo is resized to 320×320 for the network and the mask is resized back to the photo's size, as
-            rembg does. An existing output file is replaced only once the new one is completely written; on any
-            error nothing is written.
+            rembg does. Instances are the 8-connected regions of the mask at or above --threshold, numbered 1…N
+            in reading order. With --select or --point, the mask, cutout, crop and composite use only the chosen
+            instances (soft edges go to the nearest instance). All outputs are written only once every one of
+            them is complete; on any error nothing is written.
+
+            EXAMPLES:
+              swiftseg infer photo.jpg --instances labels.png --json
+              swiftseg infer photo.jpg --point 0.5,0.6 --crop -o subject.png
+              swiftseg infer photo.jpg --background beach.jpg -o postcard.png
+              swiftseg infer photo.jpg --effect blur --blur-radius 20 -o portrait.png
             """)
 
     static func run(_ args: ParsedArguments) throws {
-        guard args.positionals.count == 1 else {
-            throw CLIError.usage(args.positionals.isEmpty ? "infer needs an input image (see 'swiftseg infer --help')"
-                                                          : "infer takes one input, got \(args.positionals.count)")
-        }
-        let input = args.positionals[0]
-        let wantsMask = args.has("--mask")
-        let output = args.value("--output") ?? defaultOutput(for: input, mask: wantsMask)
-        let threads = try ModelOptions.threads(args)
-        if output == "-" && isatty(STDOUT_FILENO) != 0 {
+        let options = try InferOptions(args)
+        if options.output == "-" && isatty(STDOUT_FILENO) != 0 {
             throw CLIError.usage("refusing to write a PNG to a terminal; redirect standard output or use -o <file>")
         }
+        var timings: [String: Double] = [:]
+        var t0 = DispatchTime.now().uptimeNanoseconds
+        func lap(_ name: String) {
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            timings[name, default: 0] += Double(t1 - t0) / 1e6
+            t0 = t1
+        }
         do {
-            try AtomicFile.checkWritable(output)
-            let photo = try readImage(input)
+            for path in [options.output, options.instancesPath, options.saliencyPath].compactMap({ $0 }) {
+                try AtomicFile.checkWritable(path)
+            }
+            let photo = try readImage(options.input)
+            let background = try options.background.map { try Background(argument: $0) } ?? .original
+            lap("decode")
             let model = try ModelOptions.loadModel(args)
             var configuration = Segmenter.Configuration()
-            configuration.threads = threads
+            configuration.threads = options.threads
             let segmenter = Segmenter(model: model, configuration: configuration)
-            let mask = segmenter.foregroundMask(for: photo)
-            let result = wantsMask ? mask.image : segmenter.cutout(photo, mask: mask)
-            try AtomicFile.write(try result.pngData(), to: output)
+            lap("load")
+            let observation = options.request.perform(on: photo, using: segmenter)
+            timings["preprocess"] = observation.timings.preprocessMs
+            timings["network"] = observation.timings.networkMs
+            timings["postprocess"] = observation.timings.postprocessMs
+            timings["instances"] = observation.timings.instancesMs
+            t0 = DispatchTime.now().uptimeNanoseconds
+
+            let chosen: [Int]?
+            switch options.selection {
+            case .everything: chosen = nil
+            case .instances(let list): chosen = list
+            case .point(let p): chosen = try observation.instances(forTapAt: p)
+            }
+            let maskImage = try chosen.map { try observation.maskImage(forInstances: $0) } ?? observation.softMask
+            var result: Image
+            if options.mask {
+                result = maskImage
+            } else if options.effect != nil || options.background != nil {
+                let soft = maskImage.pixels.map { Float($0) / 255 }
+                result = try Compositing.render(photo, mask: soft, background: background, effect: options.effect)
+            } else {
+                result = Compositing.cutout(photo, alpha: maskImage)
+            }
+            if options.crop {
+                let instances = chosen ?? observation.allInstances
+                guard !instances.isEmpty else { throw SubjectLiftingError("--crop: no subject was found to crop to") }
+                result = Compositing.crop(result, to: try observation.extent(ofInstances: instances))
+            }
+            lap("render")
+            var files = [(path: options.output, bytes: try result.pngData())]
+            if let path = options.instancesPath { files.append((path, try observation.instanceMask.pngData())) }
+            if let path = options.saliencyPath {
+                files.append((path, try observation.saliency.heatMap(width: photo.width, height: photo.height).pngData()))
+            }
+            lap("encode")
+            try AtomicFile.write(files)
+            if options.json {
+                let report = SubjectReport(input: options.input == "-" ? nil : options.input, observation: observation,
+                                           model: model.configuration.variant, minArea: options.request.minimumArea,
+                                           selected: chosen ?? observation.allInstances, timingsMs: timings)
+                FileHandle.standardOutput.write(Data(try report.jsonData()))
+            }
         } catch let error as ImageError {
             throw CLIError.failure(error.description)
+        } catch let error as SubjectLiftingError {
+            throw CLIError.failure(error.description)
         }
-    }
-
-    static func defaultOutput(for input: String, mask: Bool) -> String {
-        if input == "-" { return "-" }
-        let url = URL(fileURLWithPath: input)
-        return url.deletingPathExtension().path + (mask ? ".mask.png" : ".cutout.png")
     }
 
     static func readImage(_ input: String) throws -> Image {

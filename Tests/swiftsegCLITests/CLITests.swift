@@ -58,31 +58,13 @@ final class CLITests: XCTestCase {
 
     // MARK: help
 
+    /// `infer --help` is pinned to Tests/Fixtures/cli/infer-help.txt: a change to the options shows up here
+    /// and in review (regenerate with `swiftseg infer --help > Tests/Fixtures/cli/infer-help.txt`).
     func testInferHelpIsPinned() throws {
         let r = try run(["infer", "--help"])
         XCTAssertEqual(r.status, 0)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), """
-            OVERVIEW: Cut the subject out of a photo (RGBA PNG), or write its mask.
-
-            USAGE: swiftseg infer <input> [-o <output>] [--mask] [--model <model>] [--threads <n>]
-
-            ARGUMENTS:
-              <input>               A PNG or JPEG file, or - for standard input.
-
-            OPTIONS:
-              -o, --output PATH     Output PNG, or - for standard output. Default: beside the input,
-                                    <name>.cutout.png (or <name>.mask.png with --mask); - when the input is -.
-              --mask                Write the 8-bit grayscale soft mask (input's size) instead of the cutout.
-              --model MODEL         u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'),
-                                    or a .safetensors file made by Tools/convert_onnx.py.
-              --threads N           Worker threads (default: all cores the process may use).
-              -h, --help            Show this help and exit.
-
-            The photo is resized to 320×320 for the network and the mask is resized back to the photo's size, as
-            rembg does. An existing output file is replaced only once the new one is completely written; on any
-            error nothing is written.
-
-            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self),
+                       try String(contentsOfFile: "\(Self.fixtures)/cli/infer-help.txt", encoding: .utf8))
     }
 
     func testEverySubcommandHasHelp() throws {
@@ -155,6 +137,77 @@ final class CLITests: XCTestCase {
         try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]).write(to: URL(fileURLWithPath: bad))
         assertCleanFailure(try run(["infer", bad, "-o", out]), mentions: "corrupt PNG")
         XCTAssertEqual(try String(contentsOfFile: out, encoding: .utf8), "previous result")
+    }
+
+    // MARK: subject lifting
+
+    func testJSONReportInstancesAndSaliencyInOneRun() throws {
+        let out = "\(tmp)/cut.png", labels = "\(tmp)/labels.png", heat = "\(tmp)/heat.png"
+        let r = try run(["infer", photo("coins.png"), "-o", out, "--instances", labels, "--saliency", heat, "--json"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        XCTAssertEqual(report["width"] as? Int, 384)
+        XCTAssertEqual(report["height"] as? Int, 303)
+        XCTAssertEqual(report["model"] as? String, "u2netp")
+        XCTAssertEqual(report["threshold"] as? Double, 0.5)
+        XCTAssertNotNil(report["timingsMs"] as? [String: Double])
+        let instances = try XCTUnwrap(report["instances"] as? [[String: Any]])
+        XCTAssertEqual(instances.count, 22)
+        for (n, instance) in instances.enumerated() {
+            XCTAssertEqual(instance["index"] as? Int, n + 1)
+            let b = try XCTUnwrap(instance["bounds"] as? [String: Int])
+            let nb = try XCTUnwrap(instance["normalizedBounds"] as? [String: Double])
+            XCTAssertEqual(Set(b.keys), ["x", "y", "width", "height"])
+            XCTAssertEqual(nb["x"]!, Double(b["x"]!) / 384, accuracy: 1e-12)
+            XCTAssertEqual(nb["y"]!, Double(303 - b["y"]! - b["height"]!) / 303, accuracy: 1e-12, "bottom-left origin")
+            XCTAssertNotNil(instance["area"] as? Int)
+            XCTAssertNotNil(instance["score"] as? Double)
+        }
+        // The label PNG: 8-bit gray whose values are exactly the report's indices (and 0).
+        let png = try Data(contentsOf: URL(fileURLWithPath: labels))
+        XCTAssertEqual(pngInfo(png)?.colorType, 0)
+        XCTAssertEqual([UInt8](png)[24], 8)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: heat)))?.width, 384)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out)))?.colorType, 6)
+    }
+
+    func testSelectCropAndCompositeOutputs() throws {
+        let crop = "\(tmp)/crop.png"
+        XCTAssertEqual(try run(["infer", photo("coins.png"), "--select", "3", "--crop", "-o", crop, "--json"]).status, 0)
+        let report = try JSONSerialization.jsonObject(with: try run(["infer", photo("coins.png"), "--json", "-o", "\(tmp)/a.png"]).stdout) as! [String: Any]
+        let third = (report["instances"] as! [[String: Any]])[2]["bounds"] as! [String: Int]
+        let info = try XCTUnwrap(pngInfo(try Data(contentsOf: URL(fileURLWithPath: crop))))
+        XCTAssertEqual(info.width, third["width"])
+        XCTAssertEqual(info.height, third["height"])
+
+        let composite = "\(tmp)/composite.png"
+        XCTAssertEqual(try run(["infer", photo("rocket.jpg"), "--background", "#102030", "--effect", "highlight", "-o", composite]).status, 0)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: composite)))?.colorType, 2, "opaque composite is RGB")
+        let tapped = "\(tmp)/tapped.png"
+        XCTAssertEqual(try run(["infer", photo("rocket.jpg"), "--point", "0.5,0.5", "--mask", "-o", tapped]).status, 0)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: tapped)))?.colorType, 0)
+    }
+
+    func testSubjectLiftingBadInputsFailCleanly() throws {
+        let out = "\(tmp)/out.png", labels = "\(tmp)/labels.png"
+        let cases: [([String], String)] = [
+            (["--point", "1.5,0.2"], "outside the image"),
+            (["--point", "half"], "--point expects X,Y"),
+            (["--select", "99"], "instance 99 does not exist"),
+            (["--select", "1,x"], "--select expects"),
+            (["--select", "1", "--point", "0.5,0.5"], "not both"),
+            (["--background", "#12345"], "is not a colour"),
+            (["--background", "\(tmp)/missing-background.jpg"], "no such file"),
+            (["--effect", "sparkle"], "--effect must be one of"),
+            (["--effect", "blur", "--background", "transparent"], "opaque background"),
+            (["--threshold", "2"], "--threshold expects"),
+            (["--mask", "--effect", "darken"], "cannot be combined"),
+        ]
+        for (extra, mention) in cases {
+            assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out, "--instances", labels] + extra), mentions: mention)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(extra) left \(out)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: labels), "\(extra) left \(labels)")
+        }
     }
 
     // MARK: run-tensor and inspect

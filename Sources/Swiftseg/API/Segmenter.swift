@@ -84,10 +84,22 @@ public struct ForegroundMask: Sendable {
     public let saliencySize: Int
     public var timings: Timings
 
+    /// A mask made elsewhere (e.g. to extract instances from a stored mask without running the network).
+    public init(image: Image, saliency: [Float], saliencySize: Int, timings: Timings = Timings()) {
+        precondition(image.channels == 1 && saliency.count == saliencySize * saliencySize, "gray mask, square saliency")
+        self.image = image
+        self.saliency = saliency
+        self.saliencySize = saliencySize
+        self.timings = timings
+    }
+
     public struct Timings: Sendable {
         public var preprocessMs = 0.0
         public var networkMs = 0.0
         public var postprocessMs = 0.0
+        /// Instance extraction, when a ``ForegroundInstanceMaskRequest`` ran.
+        public var instancesMs = 0.0
+        public init() {}
     }
 }
 

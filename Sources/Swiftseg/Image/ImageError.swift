@@ -11,4 +11,5 @@ enum PNGFormat {
     static let colorFlag: UInt32 = 2  // PNG_FORMAT_FLAG_COLOR
     static let rgb: UInt32 = 2        // PNG_FORMAT_RGB = PNG_FORMAT_FLAG_COLOR
     static let rgba: UInt32 = 3       // PNG_FORMAT_RGBA
+    static let linearFlag: UInt32 = 4 // PNG_FORMAT_FLAG_LINEAR: 16-bit samples
 }
