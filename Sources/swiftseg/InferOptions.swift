@@ -2,28 +2,42 @@ import Swiftseg
 
 /// `swiftseg infer`'s flags turned into library values, all validated before any work starts.
 struct InferOptions {
-    var input: String
+    var inputs: [String]
+    /// A file (one input), or a folder (batch: several inputs or a folder input).
     var output: String
-    var mask: Bool
+    var isBatch: Bool
     var instancesPath: String?
     var saliencyPath: String?
     var json: Bool
-    var selection: Selection
-    var crop: Bool
+    /// `--background` as given (a path is decoded once the photo is, so a bad one fails like a bad photo).
     var background: String?
     var effect: Effect?
-    var request = ForegroundInstanceMaskRequest()
+    var lifting = LiftingOptions()
+    var decoding = DecodingOptions()
+    var encoding = EncodingOptions()
+    /// The output format; nil = from the output's extension (PNG when it has none).
+    var format: ImageFormat?
     var threads: Int
+    // Batch
+    var jobs: Int
+    var overwrite: Bool
+    var shard: (index: Int, count: Int)?
+    var manifestPath: String?
+    var quiet: Bool
 
-    enum Selection {
-        case everything
-        case instances([Int])
-        case point(NormalizedPoint)
+    var suffix: String { Self.suffix(for: lifting.output) }
+
+    static func suffix(for output: LiftingOptions.Output) -> String {
+        switch output {
+        case .mask: "mask"
+        case .cutout: "cutout"
+        case .composite: "composite"
+        }
     }
 
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-o", "--output"], valueName: "PATH",
-                   help: "Output PNG, or - for standard output. Default: beside the input,\n<name>.cutout.png (.mask.png with --mask, .composite.png with --background/--effect);\n- when the input is -."),
+                   help: "Output file (.png or .jpg), or - for standard output; for a batch, the output\nfolder (sub-folders mirror the inputs'). Default: beside the input, <name>.cutout.png\n(.mask.png with --mask, .composite.png with --background/--effect); - when the input is -."),
         OptionSpec(names: ["--mask"], valueName: nil,
                    help: "Write the 8-bit grayscale soft mask (input's size) instead of the cutout."),
         OptionSpec(names: ["--instances"], valueName: "PATH",
@@ -54,24 +68,62 @@ struct InferOptions {
                    help: "Smallest instance as a fraction of the image [0…1) (0.001); smaller are specks."),
         OptionSpec(names: ["--post-process"], valueName: nil,
                    help: "rembg's mask post-processing: morphological open, blur, re-threshold (binary)."),
+        OptionSpec(names: ["--format"], valueName: "FMT",
+                   help: "png or jpeg (default: from the output's extension, else png). JPEG has no alpha:\nuse it for masks and opaque composites."),
+        OptionSpec(names: ["--png-compression"], valueName: "0-9", help: "PNG zlib level: 0 fastest … 9 smallest (6)."),
+        OptionSpec(names: ["--jpeg-quality"], valueName: "1-100", help: "JPEG quality (90)."),
+        OptionSpec(names: ["--ignore-orientation"], valueName: nil,
+                   help: "Keep the stored pixel order instead of turning photos upright by their EXIF tag."),
+        OptionSpec(names: ["--max-pixels"], valueName: "N",
+                   help: "Refuse images over N pixels before decoding them (100000000)."),
+        OptionSpec(names: ["--jobs"], valueName: "N",
+                   help: "Batch: photos decoded/encoded alongside the network (2)."),
+        OptionSpec(names: ["--overwrite"], valueName: nil,
+                   help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
+        OptionSpec(names: ["--shard"], valueName: "I/N",
+                   help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path."),
+        OptionSpec(names: ["--manifest"], valueName: "FILE",
+                   help: "Batch: append one JSON line per photo (input, output, status, error,\ninstances, ms)."),
+        OptionSpec(names: ["--quiet"], valueName: nil, help: "Batch: no progress or per-photo lines; failures are still reported."),
     ]
 
     init(_ args: ParsedArguments) throws {
-        guard args.positionals.count == 1 else {
-            throw CLIError.usage(args.positionals.isEmpty ? "infer needs an input image (see 'swiftseg infer --help')"
-                                                          : "infer takes one input, got \(args.positionals.count)")
+        guard !args.positionals.isEmpty else {
+            throw CLIError.usage("infer needs an input image (see 'swiftseg infer --help')")
         }
-        input = args.positionals[0]
-        mask = args.has("--mask")
+        inputs = args.positionals
+        var isDirectory: ObjCBool = false
+        isBatch = inputs.count > 1 || (FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue)
         instancesPath = args.value("--instances")
         saliencyPath = args.value("--saliency")
         json = args.has("--json")
-        crop = args.has("--crop")
         background = args.value("--background")
         threads = try ModelOptions.threads(args)
-        request.postProcess = args.has("--post-process")
-        request.threshold = try Self.number(args, "--threshold", default: 0.5, in: 0.000001...1)
-        request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
+        lifting.crop = args.has("--crop")
+        lifting.request.postProcess = args.has("--post-process")
+        lifting.request.threshold = try Self.number(args, "--threshold", default: 0.5, in: 0.000001...1)
+        lifting.request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
+        decoding.appliesOrientation = !args.has("--ignore-orientation")
+        decoding.maxPixels = try args.positiveInt("--max-pixels", default: decoding.maxPixels)
+        encoding.pngCompressionLevel = Int(try Self.number(args, "--png-compression", default: 6, in: 0...9))
+        encoding.jpegQuality = Int(try Self.number(args, "--jpeg-quality", default: 90, in: 1...100))
+        if let name = args.value("--format") {
+            guard let f = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
+                throw CLIError.usage("--format must be png or jpeg, got '\(name)'")
+            }
+            format = f
+        }
+        jobs = try args.positiveInt("--jobs", default: 2)
+        overwrite = args.has("--overwrite")
+        manifestPath = args.value("--manifest")
+        quiet = args.has("--quiet")
+        if let text = args.value("--shard") {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
+                throw CLIError.usage("--shard expects I/N with 0 ≤ I < N, e.g. 0/4, got '\(text)'")
+            }
+            shard = (i, n)
+        }
 
         switch (args.value("--select"), args.value("--point")) {
         case (.some, .some): throw CLIError.usage("use --select or --point, not both")
@@ -81,7 +133,7 @@ struct InferOptions {
             guard !parts.isEmpty, indices.count == parts.count, indices.allSatisfy({ $0 >= 1 }) else {
                 throw CLIError.usage("--select expects instance numbers like 1,3, got '\(list)'")
             }
-            selection = .instances(indices)
+            lifting.selection = .instances(indices)
         case (nil, let text?):
             let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 2 else { throw CLIError.usage("--point expects X,Y (normalized, e.g. 0.5,0.4), got '\(text)'") }
@@ -89,8 +141,8 @@ struct InferOptions {
             guard point.isInUnitSquare else {
                 throw CLIError.usage("--point \(text) is outside the image: X and Y must be between 0 and 1")
             }
-            selection = .point(point)
-        case (nil, nil): selection = .everything
+            lifting.selection = .point(point)
+        case (nil, nil): lifting.selection = .all
         }
 
         if let name = args.value("--effect") {
@@ -111,13 +163,42 @@ struct InferOptions {
             }
         }
         if let bg = background, bg.hasPrefix("#") { _ = try Self.color(bg) }
-        if mask && (effect != nil || background != nil) {
-            throw CLIError.usage("--mask writes the mask; it cannot be combined with --background or --effect")
+        if background == "transparent" && effect != nil {
+            throw CLIError.usage("effects need an opaque background (the photo's, a colour or an image), not transparent")
         }
-        let composite = effect != nil || background != nil
-        output = args.value("--output") ?? Self.defaultOutput(for: input, suffix: mask ? "mask" : composite ? "composite" : "cutout")
-        if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
+        if args.has("--mask") {
+            if effect != nil || background != nil {
+                throw CLIError.usage("--mask writes the mask; it cannot be combined with --background or --effect")
+            }
+            lifting.output = .mask
+        } else if effect != nil || background != nil {
+            lifting.output = .composite(background: .original, effect: effect)  // background filled in once decoded
+        }
+
+        if isBatch {
+            guard let dir = args.value("--output") else {
+                throw CLIError.usage("several inputs or a folder need -o <output folder>")
+            }
+            if inputs.contains("-") { throw CLIError.usage("- (standard input) takes a single image, not a batch") }
+            for (flag, given) in [("--instances", instancesPath != nil), ("--saliency", saliencyPath != nil), ("--json", json)] where given {
+                throw CLIError.usage("\(flag) works on one image; for a batch use --manifest")
+            }
+            output = dir
+        } else {
+            guard inputs.count == 1 else { throw CLIError.usage("infer takes one input, got \(inputs.count)") }
+            let defaultExtension = format == .jpeg ? "jpg" : "png"
+            output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: lifting.output),
+                                                                   fileExtension: defaultExtension)
+            if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
+            for (flag, given) in [("--jobs", args.value("--jobs") != nil), ("--overwrite", overwrite), ("--shard", shard != nil),
+                                  ("--manifest", manifestPath != nil)] where given {
+                throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
+            }
+        }
     }
+
+    /// The output format for `path`: --format, else the extension, else PNG.
+    func format(for path: String) -> ImageFormat { format ?? ImageFormat(path: path) ?? .png }
 
     static func number(_ args: ParsedArguments, _ name: String, default value: Double, in range: ClosedRange<Double>) throws -> Double {
         guard let text = args.value(name) else { return value }
@@ -136,10 +217,10 @@ struct InferOptions {
         do { return try RGB(hex: text) } catch let e as SubjectLiftingError { throw CLIError.usage(e.description) }
     }
 
-    static func defaultOutput(for input: String, suffix: String) -> String {
+    static func defaultOutput(for input: String, suffix: String, fileExtension: String) -> String {
         if input == "-" { return "-" }
         let url = URL(fileURLWithPath: input)
-        return url.deletingPathExtension().path + ".\(suffix).png"
+        return url.deletingPathExtension().path + ".\(suffix).\(fileExtension)"
     }
 }
 

@@ -2,16 +2,25 @@ import Foundation
 import _CPNG
 import _CTurboJPEG
 
-/// Limits checked against an image's header before any pixel memory is allocated.
-public struct DecodingLimits: Sendable, Equatable {
+/// How images are read: limits checked against the file and the header before any pixel memory is
+/// allocated, and whether EXIF orientation is applied.
+public struct DecodingOptions: Sendable, Equatable {
     /// Largest width × height accepted (default 100 megapixels).
     public var maxPixels: Int = 100_000_000
-    /// Largest width or height accepted.
+    /// Largest width or height accepted (default 65 535).
     public var maxDimension: Int = 65_535
+    /// Largest encoded file accepted (default 512 MiB).
+    public var maxFileBytes: Int = 512 << 20
+    /// Turn the picture upright by its EXIF orientation (default true), so masks and cutouts match what
+    /// viewers show.
+    public var appliesOrientation = true
 
-    public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_535) {
+    public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_535, maxFileBytes: Int = 512 << 20,
+                appliesOrientation: Bool = true) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
+        self.maxFileBytes = maxFileBytes
+        self.appliesOrientation = appliesOrientation
     }
 }
 
@@ -21,7 +30,10 @@ extension Image {
     /// ```swift
     /// let image = try Image(contentsOfFile: "photo.jpg")
     /// ```
-    public init(contentsOfFile path: String, limits: DecodingLimits = DecodingLimits()) throws {
+    public init(contentsOfFile path: String, options: DecodingOptions = DecodingOptions()) throws {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > options.maxFileBytes {
+            throw ImageError("\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
@@ -29,30 +41,40 @@ extension Image {
             }
             throw ImageError("\(path): no such file")
         }
-        try self.init(encoded: [UInt8](data), name: path, limits: limits)
+        try self.init(encoded: [UInt8](data), name: path, options: options)
     }
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages. PNGs with alpha (or tRNS) decode to RGBA,
-    /// gray ones to gray, others to RGB; JPEGs (color or grayscale) to RGB.
-    public init(encoded bytes: [UInt8], name: String, limits: DecodingLimits = DecodingLimits()) throws {
+    /// gray ones to gray, others to RGB (16-bit samples are reduced to 8, palettes expanded, interlacing
+    /// undone); JPEGs (baseline or progressive, colour or grayscale) to RGB. CMYK JPEGs are refused. The
+    /// EXIF orientation is applied unless `options` say otherwise.
+    public init(encoded bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions()) throws {
         if bytes.isEmpty { throw ImageError("\(name): file is empty") }
+        if bytes.count > options.maxFileBytes {
+            throw ImageError("\(name): \(bytes.count) bytes, over the limit of \(options.maxFileBytes)")
+        }
+        var image: Image
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            self = try Image.decodePNG(bytes, name: name, limits: limits)
+            image = try Image.decodePNG(bytes, name: name, limits: options)
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            self = try Image.decodeJPEG(bytes, name: name, limits: limits)
+            image = try Image.decodeJPEG(bytes, name: name, limits: options)
         } else {
             throw ImageError("\(name): not a PNG or JPEG image")
         }
+        if options.appliesOrientation, let orientation = ExifOrientation.read(from: bytes) {
+            image = image.applying(orientation)
+        }
+        self = image
     }
 
-    static func checkLimits(width: Int, height: Int, name: String, limits: DecodingLimits) throws {
+    static func checkLimits(width: Int, height: Int, name: String, limits: DecodingOptions) throws {
         guard width > 0, height > 0 else { throw ImageError("\(name): image has no pixels (\(width)×\(height))") }
         if width > limits.maxDimension || height > limits.maxDimension || width * height > limits.maxPixels {
             throw ImageError("\(name): image is \(width)×\(height), over the limit of \(limits.maxPixels) pixels / \(limits.maxDimension) per side")
         }
     }
 
-    static func decodePNG(_ bytes: [UInt8], name: String, limits: DecodingLimits) throws -> Image {
+    static func decodePNG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&png) }
@@ -75,7 +97,7 @@ extension Image {
         return Image(width: width, height: height, channels: channels, pixels: pixels)
     }
 
-    static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingLimits) throws -> Image {
+    static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
         guard let handle = tjInitDecompress() else { throw ImageError("\(name): cannot start the JPEG decoder") }
         defer { tjDestroy(handle) }
         func message() -> String { String(cString: tjGetErrorStr2(handle)) }

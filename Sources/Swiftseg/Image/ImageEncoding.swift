@@ -1,50 +1,80 @@
 import Foundation
 import _CPNG
+import _CTurboJPEG
+
+/// Encoded file formats swiftseg writes.
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case png, jpeg
+
+    /// The format a path's extension names (.png, .jpg, .jpeg; case-insensitive), or nil.
+    public init?(path: String) {
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg": self = .jpeg
+        default: return nil
+        }
+    }
+}
+
+/// Encoder settings.
+public struct EncodingOptions: Sendable, Equatable {
+    /// zlib level for PNG, 0 (none, fastest) … 9 (smallest). Default 6.
+    public var pngCompressionLevel = 6
+    /// JPEG quality 1…100. Default 90.
+    public var jpegQuality = 90
+    public init(pngCompressionLevel: Int = 6, jpegQuality: Int = 90) {
+        self.pngCompressionLevel = pngCompressionLevel
+        self.jpegQuality = jpegQuality
+    }
+}
 
 extension Image {
     /// The image as PNG bytes (gray, RGB or RGBA, 8-bit).
-    public func pngData() throws -> [UInt8] {
-        var png = png_image()
-        png.version = UInt32(PNG_IMAGE_VERSION)
-        png.width = UInt32(width)
-        png.height = UInt32(height)
-        png.format = channels == 1 ? PNGFormat.gray : channels == 3 ? PNGFormat.rgb : PNGFormat.rgba
-        defer { png_image_free(&png) }
-        var size = 0
-        let rowStride = Int32(width * channels)
-        _ = pixels.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, rowStride, nil) }
-        guard size > 0 else { throw ImageError("cannot encode PNG (\(width)×\(height))") }
-        var out = [UInt8](repeating: 0, count: size)
-        let ok = out.withUnsafeMutableBytes { dst in
-            pixels.withUnsafeBytes { png_image_write_to_memory(&png, dst.baseAddress, &size, 0, $0.baseAddress, rowStride, nil) }
+    public func pngData(compressionLevel: Int = 6) throws -> [UInt8] {
+        try PNGEncoder.encode(width: width, height: height, channels: channels, bitDepth: 8,
+                              rows: pixels, compressionLevel: compressionLevel)
+    }
+
+    /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.
+    public func jpegData(quality: Int = 90) throws -> [UInt8] {
+        guard channels != 4 else {
+            throw ImageError("JPEG has no alpha channel: write a .png, or give the cutout a --background")
         }
-        guard ok != 0 else { throw ImageError("cannot encode PNG (\(width)×\(height))") }
-        return Array(out.prefix(size))
+        guard let handle = tjInitCompress() else { throw ImageError("cannot start the JPEG encoder") }
+        defer { tjDestroy(handle) }
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let format = channels == 1 ? Int32(TJPF_GRAY.rawValue) : Int32(TJPF_RGB.rawValue)
+        let sampling = channels == 1 ? Int32(TJSAMP_GRAY.rawValue) : Int32(TJSAMP_420.rawValue)
+        let status = pixels.withUnsafeBufferPointer {
+            tjCompress2(handle, $0.baseAddress, Int32(width), 0, Int32(height), format, &buffer, &size,
+                        sampling, Int32(min(max(quality, 1), 100)), 0)
+        }
+        defer { tjFree(buffer) }
+        guard status == 0, let buffer else { throw ImageError("cannot encode JPEG: \(String(cString: tjGetErrorStr2(handle)))") }
+        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+    }
+
+    /// The image encoded as `format`.
+    public func encoded(as format: ImageFormat, options: EncodingOptions = EncodingOptions()) throws -> [UInt8] {
+        switch format {
+        case .png: try pngData(compressionLevel: options.pngCompressionLevel)
+        case .jpeg: try jpegData(quality: options.jpegQuality)
+        }
     }
 }
 
 extension InstanceMask {
     /// The label map as a gray PNG: 8-bit when N ≤ 255, else 16-bit; each pixel's value is its label.
-    public func pngData() throws -> [UInt8] {
+    public func pngData(compressionLevel: Int = 6) throws -> [UInt8] {
         switch storage {
         case .uint8(let labels):
-            return try Image(width: width, height: height, channels: 1, pixels: labels).pngData()
+            return try PNGEncoder.encode(width: width, height: height, channels: 1, bitDepth: 8, rows: labels,
+                                         compressionLevel: compressionLevel)
         case .uint16(let labels):
-            var png = png_image()
-            png.version = UInt32(PNG_IMAGE_VERSION)
-            png.width = UInt32(width)
-            png.height = UInt32(height)
-            png.format = PNGFormat.linearFlag  // 16-bit gray; values are written as they are
-            defer { png_image_free(&png) }
-            var size = 0
-            let stride = Int32(width)  // in components
-            _ = labels.withUnsafeBytes { png_image_write_to_memory(&png, nil, &size, 0, $0.baseAddress, stride, nil) }
-            var out = [UInt8](repeating: 0, count: size)
-            let ok = out.withUnsafeMutableBytes { dst in
-                labels.withUnsafeBytes { png_image_write_to_memory(&png, dst.baseAddress, &size, 0, $0.baseAddress, stride, nil) }
-            }
-            guard ok != 0, size > 0 else { throw ImageError("cannot encode the 16-bit instance map") }
-            return Array(out.prefix(size))
+            let bigEndian = labels.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+            return try PNGEncoder.encode(width: width, height: height, channels: 1, bitDepth: 16, rows: bigEndian,
+                                         compressionLevel: compressionLevel)
         }
     }
 }

@@ -1,0 +1,174 @@
+import Dispatch
+import Foundation
+
+/// Runs a batch of photos through one segmenter with decoding and encoding overlapped: `jobs` workers decode
+/// the next photos and encode/write finished ones while the network works on the current photo on the
+/// calling thread. Memory stays bounded: at most `jobs + 1` decoded photos wait, and at most `jobs` results.
+///
+/// ```swift
+/// let runner = BatchRunner(jobs: 2)
+/// runner.run(items, process: { try segmenter.lift($0, options: options) },
+///            encode: { try $0.image.pngData() }) { result in print(result.status) }
+/// ```
+public final class BatchRunner {
+    public struct Item: Sendable {
+        public let input: BatchInput
+        public let output: String
+        public init(input: BatchInput, output: String) { self.input = input; self.output = output }
+    }
+
+    public enum Status: Sendable, Equatable {
+        case ok
+        /// The output already existed (and `overwrite` was off).
+        case skipped
+        case failed(String)
+    }
+
+    public struct Result: Sendable {
+        public let item: Item
+        public let status: Status
+        /// Instances found (0 when failed or skipped).
+        public let instances: Int
+        /// Wall time for this photo: decode, network and encode/write.
+        public let milliseconds: Double
+    }
+
+    public let jobs: Int
+    public let overwrite: Bool
+    public let decoding: DecodingOptions
+
+    public init(jobs: Int = 2, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
+        precondition(jobs >= 1, "jobs must be at least 1")
+        self.jobs = jobs
+        self.overwrite = overwrite
+        self.decoding = decoding
+    }
+
+    /// Processes every item and calls `report` once per item, in completion order, from any thread but never
+    /// concurrently. Returns when every output is written.
+    public func run(_ items: [Item],
+                    process: (Image) throws -> LiftedSubject,
+                    encode: @escaping @Sendable (LiftedSubject) throws -> [UInt8],
+                    report: @escaping @Sendable (Result) -> Void) {
+        let state = State(count: items.count)
+        let decodeSlots = DispatchSemaphore(value: jobs + 1)
+        let encodeSlots = DispatchSemaphore(value: jobs)
+        let workers = DispatchQueue(label: "swiftseg.batch", attributes: .concurrent)
+        let decodeWorkers = DispatchSemaphore(value: jobs)
+        let done = DispatchGroup()
+        let decoding = self.decoding, overwrite = self.overwrite
+
+        // Producer: decode ahead, in order, bounded.
+        let feeding = DispatchGroup()
+        feeding.enter()
+        Thread.detachNewThread {
+            for (i, item) in items.enumerated() {
+                decodeSlots.wait()
+                let skip = !overwrite && FileManager.default.fileExists(atPath: item.output)
+                if skip { state.finishDecode(i, .skipped(start: DispatchTime.now().uptimeNanoseconds)); continue }
+                decodeWorkers.wait()
+                workers.async {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    let decoded: Decoded
+                    do { decoded = .image(try Image(contentsOfFile: item.input.path, options: decoding), start: start) }
+                    catch { decoded = .failed("\(error)", start: start) }
+                    decodeWorkers.signal()
+                    state.finishDecode(i, decoded)
+                }
+            }
+            feeding.leave()
+        }
+
+        for (i, item) in items.enumerated() {
+            let decoded = state.takeDecoded(i)
+            decodeSlots.signal()
+            switch decoded {
+            case .skipped(let start):
+                state.report(Result(item: item, status: .skipped, instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+            case .failed(let message, let start):
+                state.report(Result(item: item, status: .failed(message), instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+            case .image(let photo, let start):
+                let lifted: LiftedSubject
+                do { lifted = try process(photo) } catch {
+                    state.report(Result(item: item, status: .failed("\(item.input.path): \(error)"), instances: 0,
+                                        milliseconds: BatchRunner.elapsed(start)), report)
+                    continue
+                }
+                encodeSlots.wait()
+                done.enter()
+                workers.async {
+                    var status = Status.ok
+                    do {
+                        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: item.output).deletingLastPathComponent().path,
+                                                                withIntermediateDirectories: true)
+                        try AtomicFile.write(try encode(lifted), to: item.output)
+                    } catch {
+                        status = .failed("\(item.output): \(error)")
+                    }
+                    state.report(Result(item: item, status: status, instances: lifted.observation.instances.count,
+                                        milliseconds: BatchRunner.elapsed(start)), report)
+                    encodeSlots.signal()
+                    done.leave()
+                }
+            }
+        }
+        feeding.wait()
+        done.wait()
+    }
+
+    @Sendable static func elapsed(_ start: UInt64) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+    }
+
+    enum Decoded: Sendable {
+        case image(Image, start: UInt64)
+        case failed(String, start: UInt64)
+        case skipped(start: UInt64)
+    }
+
+    /// Hand-off slots between the decoding workers and the network thread, and the serialised reporter.
+    final class State: @unchecked Sendable {
+        private let lock = NSCondition()
+        private var decoded: [Decoded?]
+        private let reportLock = NSLock()
+
+        init(count: Int) { decoded = Array(repeating: nil, count: count) }
+
+        func finishDecode(_ i: Int, _ value: Decoded) {
+            lock.lock()
+            decoded[i] = value
+            lock.broadcast()
+            lock.unlock()
+        }
+
+        func takeDecoded(_ i: Int) -> Decoded {
+            lock.lock()
+            defer { lock.unlock() }
+            while decoded[i] == nil { lock.wait() }
+            let value = decoded[i]!
+            decoded[i] = nil
+            return value
+        }
+
+        func report(_ result: Result, _ callback: @Sendable (Result) -> Void) {
+            reportLock.lock()
+            callback(result)
+            reportLock.unlock()
+        }
+    }
+}
+
+extension BatchRunner.Result {
+    /// One JSON line for a `--manifest` file: input, output, status (ok, skipped, failed), error, instances, ms.
+    public func manifestLine() -> String {
+        var object: [String: Any] = ["input": item.input.path, "output": item.output, "instances": instances,
+                                     "ms": (milliseconds * 10).rounded() / 10]
+        switch status {
+        case .ok: object["status"] = "ok"; object["error"] = NSNull()
+        case .skipped: object["status"] = "skipped"; object["error"] = NSNull()
+        case .failed(let message): object["status"] = "failed"; object["error"] = message
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

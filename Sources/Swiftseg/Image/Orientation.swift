@@ -1,0 +1,106 @@
+/// EXIF orientation (tag 0x0112): how the stored pixels must be turned to show the picture upright.
+/// Phones store photos sideways and set this tag; ignoring it gives sideways masks and cutouts.
+public enum ExifOrientation: Int, Sendable, CaseIterable {
+    case up = 1, upMirrored, down, downMirrored, leftMirrored, right, rightMirrored, left
+
+    /// Whether applying it swaps width and height (values 5…8).
+    public var swapsDimensions: Bool { rawValue >= 5 }
+
+    /// Reads the orientation from PNG (`eXIf` chunk) or JPEG (APP1 `Exif`) bytes; nil when absent or malformed.
+    public static func read(from bytes: [UInt8]) -> ExifOrientation? {
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return fromPNG(bytes) }
+        if bytes.starts(with: [0xFF, 0xD8]) { return fromJPEG(bytes) }
+        return nil
+    }
+
+    static func fromJPEG(_ b: [UInt8]) -> ExifOrientation? {
+        var i = 2
+        while i + 4 <= b.count, b[i] == 0xFF {
+            let marker = b[i + 1]
+            if marker == 0xD9 || marker == 0xDA { return nil }  // end of image, start of scan: no EXIF before data
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length >= 2, i + 2 + length <= b.count else { return nil }
+            if marker == 0xE1, length >= 8, Array(b[(i + 4)..<(i + 10)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+                return fromTIFF(b, start: i + 10, end: i + 2 + length)
+            }
+            i += 2 + length
+        }
+        return nil
+    }
+
+    static func fromPNG(_ b: [UInt8]) -> ExifOrientation? {
+        var i = 8
+        while i + 12 <= b.count {
+            let length = b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
+            guard length >= 0, i + 12 + length <= b.count else { return nil }
+            if type == "eXIf" { return fromTIFF(b, start: i + 8, end: i + 8 + length) }
+            if type == "IEND" { return nil }
+            i += 12 + length
+        }
+        return nil
+    }
+
+    /// Orientation from a TIFF structure (the EXIF payload) in `b[start..<end]`: IFD0's tag 0x0112.
+    static func fromTIFF(_ b: [UInt8], start: Int, end: Int) -> ExifOrientation? {
+        guard end - start >= 8, end <= b.count else { return nil }
+        let little: Bool
+        switch (b[start], b[start + 1]) {
+        case (0x49, 0x49): little = true
+        case (0x4D, 0x4D): little = false
+        default: return nil
+        }
+        func u16(_ o: Int) -> Int? {
+            guard o >= 0, start + o + 2 <= end else { return nil }
+            let x = Int(b[start + o]), y = Int(b[start + o + 1])
+            return little ? x | y << 8 : x << 8 | y
+        }
+        func u32(_ o: Int) -> Int? {
+            guard let lo = u16(little ? o : o + 2), let hi = u16(little ? o + 2 : o) else { return nil }
+            return hi << 16 | lo
+        }
+        guard u16(2) == 42, let ifd = u32(4), let count = u16(ifd) else { return nil }
+        for e in 0..<min(count, 512) {
+            let entry = ifd + 2 + 12 * e
+            guard let tag = u16(entry) else { return nil }
+            if tag == 0x0112 {
+                guard u16(entry + 2) == 3, let value = u16(entry + 8) else { return nil }  // type SHORT
+                return ExifOrientation(rawValue: value)
+            }
+        }
+        return nil
+    }
+}
+
+extension Image {
+    /// The image turned upright according to `orientation` (EXIF semantics, as Pillow's `exif_transpose`).
+    public func applying(_ orientation: ExifOrientation) -> Image {
+        if orientation == .up { return self }
+        let w = width, h = height, c = channels
+        let ow = orientation.swapsDimensions ? h : w, oh = orientation.swapsDimensions ? w : h
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<oh {
+                    for x in 0..<ow {
+                        let (sx, sy): (Int, Int)
+                        switch orientation {
+                        case .up: (sx, sy) = (x, y)
+                        case .upMirrored: (sx, sy) = (w - 1 - x, y)
+                        case .down: (sx, sy) = (w - 1 - x, h - 1 - y)
+                        case .downMirrored: (sx, sy) = (x, h - 1 - y)
+                        case .leftMirrored: (sx, sy) = (y, x)
+                        case .right: (sx, sy) = (y, h - 1 - x)
+                        case .rightMirrored: (sx, sy) = (w - 1 - y, h - 1 - x)
+                        case .left: (sx, sy) = (w - 1 - y, x)
+                        }
+                        let s = (sy * w + sx) * c, d = (y * ow + x) * c
+                        for k in 0..<c { dst[d + k] = src[s + k] }
+                    }
+                }
+            }
+        }
+        return Image(width: ow, height: oh, channels: c, pixels: out)
+    }
+}
