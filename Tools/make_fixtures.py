@@ -10,6 +10,9 @@ Writes:
   photos (coins: a grayscale PNG with many separate objects).
 - photos/NAME.input.npy — rembg's preprocessed tensor (1×3×320×320), NAME.d0.npy — ONNX Runtime's d0 for it
   on u2netp, NAME.rembg-mask.png — `rembg.remove(photo, only_mask=True)`.
+- decode/ — small variants of one photo as phones, cameras and editors write them: EXIF orientations 1…8 (JPEG
+  APP1 and PNG eXIf), progressive, grayscale and CMYK JPEG, PNG 8/16-bit gray/RGB, palette (with tRNS), RGBA,
+  gray+alpha, Adam7-interlaced; upright.png is what each must decode to.
 - photos/coffee-crop.input.npy / .d0.npy — a 1×3×203×157 crop, run through the same graph with symbolic
   height/width, so the odd sizes (ceil-mode pooling, non-integer upsampling) are checked too.
 """
@@ -161,6 +164,71 @@ def photo_fixtures(onnx_path):
     np.save(os.path.join(photos, "coffee-crop.d0.npy"), dynamic.run(None, {dynamic.get_inputs()[0].name: crop})[0])
 
 
+def png_chunk(kind, data):
+    import zlib
+    body = kind + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xFFFFFFFF)
+
+
+def interlaced_png(rgb):
+    """An Adam7-interlaced RGB PNG (Pillow cannot write one)."""
+    import zlib
+    h, w, _ = rgb.shape
+    passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+    raw = b""
+    for x0, y0, dx, dy in passes:
+        sub = rgb[y0::dy, x0::dx]
+        if sub.size == 0:
+            continue
+        for row in sub:
+            raw += b"\x00" + row.tobytes()
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 1))
+            + png_chunk(b"IDAT", zlib.compress(raw, 9)) + png_chunk(b"IEND", b""))
+
+
+def decode_fixtures():
+    from PIL import ImageOps
+    out = os.path.join(OUT, "decode")
+    os.makedirs(out, exist_ok=True)
+    photo = Image.open(os.path.join(HERE, "..", "Tests", "Fixtures", "photos", "chelsea.png")).convert("RGB")
+    upright = photo.resize((60, 40), Image.LANCZOS)   # wider than tall, so rotations are visible
+    upright.save(os.path.join(out, "upright.png"))
+    inverse = {1: None, 2: Image.FLIP_LEFT_RIGHT, 3: Image.ROTATE_180, 4: Image.FLIP_TOP_BOTTOM,
+               5: Image.TRANSPOSE, 6: Image.ROTATE_90, 7: Image.TRANSVERSE, 8: Image.ROTATE_270}
+    for o, method in inverse.items():
+        stored = upright if method is None else upright.transpose(method)
+        exif = Image.Exif()
+        exif[0x0112] = o
+        stored.save(os.path.join(out, f"orientation-{o}.png"), exif=exif.tobytes())
+        stored.save(os.path.join(out, f"orientation-{o}.jpg"), exif=exif.tobytes(), quality=95)
+        check = ImageOps.exif_transpose(Image.open(os.path.join(out, f"orientation-{o}.png")))
+        assert np.array_equal(np.array(check), np.array(upright)), o
+    upright.save(os.path.join(out, "baseline.jpg"), quality=95)
+    upright.save(os.path.join(out, "progressive.jpg"), quality=95, progressive=True)
+    upright.convert("L").save(os.path.join(out, "gray.jpg"), quality=95)
+    upright.convert("CMYK").save(os.path.join(out, "cmyk.jpg"), quality=95)
+    upright.convert("L").save(os.path.join(out, "gray8.png"))
+    a = np.array(upright)
+    Image.fromarray(np.array(upright.convert("L")).astype(np.uint16) * 257).save(os.path.join(out, "gray16.png"))
+    rgb16 = a.astype(">u2") * 257
+    raw16 = b"".join(b"\x00" + row.tobytes() for row in rgb16)
+    import zlib
+    with open(os.path.join(out, "rgb16.png"), "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", struct.pack(">IIBBBBB", 60, 40, 16, 2, 0, 0, 0))
+                + png_chunk(b"IDAT", zlib.compress(raw16, 9)) + png_chunk(b"IEND", b""))
+    upright.quantize(256, dither=Image.Dither.NONE).save(os.path.join(out, "palette.png"))
+    pal = upright.quantize(256, dither=Image.Dither.NONE)
+    pal.info["transparency"] = 0
+    pal.save(os.path.join(out, "palette-trns.png"), transparency=0)
+    rgba = upright.copy()
+    rgba.putalpha(Image.linear_gradient("L").resize((60, 40)))
+    rgba.save(os.path.join(out, "rgba.png"))
+    rgba.convert("LA").save(os.path.join(out, "gray-alpha.png"))
+    with open(os.path.join(out, "interlaced.png"), "wb") as f:
+        f.write(interlaced_png(a))
+    assert np.array_equal(np.array(Image.open(os.path.join(out, "interlaced.png")).convert("RGB")), a)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx")
@@ -171,6 +239,7 @@ def main():
         meta["generator"] = f"Tools/make_fixtures.py, onnxruntime {ort.__version__}"
         write_safetensors(os.path.join(OUT, "ops", f"{name}.safetensors"), tensors, meta)
     photo_fixtures(sys.argv[1])
+    decode_fixtures()
 
 
 if __name__ == "__main__":

@@ -180,6 +180,10 @@ struct InferOptions {
                 throw CLIError.usage("several inputs or a folder need -o <output folder>")
             }
             if inputs.contains("-") { throw CLIError.usage("- (standard input) takes a single image, not a batch") }
+            var isFolder: ObjCBool = false
+            if ImageFormat(path: dir) != nil && !(FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) && isFolder.boolValue) {
+                throw CLIError.usage("several inputs or a folder write into a folder: -o names a folder, not the image \(dir)")
+            }
             for (flag, given) in [("--instances", instancesPath != nil), ("--saliency", saliencyPath != nil), ("--json", json)] where given {
                 throw CLIError.usage("\(flag) works on one image; for a batch use --manifest")
             }

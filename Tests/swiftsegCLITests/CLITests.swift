@@ -114,7 +114,7 @@ final class CLITests: XCTestCase {
             (["infer", notImage, "-o", out], "not a PNG or JPEG"),
             (["infer", empty, "-o", out], "empty"),
             (["infer", truncated, "-o", out], "truncated JPEG"),
-            (["infer", tmp, "-o", out], "is a directory"),
+            (["infer", tmp, "-o", out], "-o names a folder"),
             (["infer", photo("rocket.jpg"), "-o", "\(tmp)/no/such/dir/out.png"], "does not exist"),
             (["infer", photo("rocket.jpg"), "-o", out, "--model", "\(tmp)/nope.safetensors"], "no such file"),
             (["infer", photo("rocket.jpg"), "-o", out, "--model", corruptWeights], "expected 'u2net'"),
@@ -208,6 +208,72 @@ final class CLITests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(extra) left \(out)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: labels), "\(extra) left \(labels)")
         }
+    }
+
+    // MARK: formats and batches
+
+    func testJPEGOutputAndOrientation() throws {
+        let out = "\(tmp)/composite.jpg"
+        let r = try run(["infer", photo("rocket.jpg"), "--background", "#ffffff", "-o", out, "--jpeg-quality", "80"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))).prefix(3), [0xFF, 0xD8, 0xFF])
+        assertCleanFailure(try run(["infer", photo("rocket.jpg"), "-o", "\(tmp)/cutout.jpg"]), mentions: "JPEG has no alpha")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/cutout.jpg"))
+        // A photo stored sideways with EXIF orientation 6 comes out upright (60×40), unless told otherwise.
+        let sideways = "\(Self.fixtures)/decode/orientation-6.jpg"
+        XCTAssertEqual(try run(["infer", sideways, "--mask", "-o", "\(tmp)/up.png"]).status, 0)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/up.png")))?.width, 60)
+        XCTAssertEqual(try run(["infer", sideways, "--mask", "--ignore-orientation", "-o", "\(tmp)/raw.png"]).status, 0)
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/raw.png")))?.width, 40)
+        assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--max-pixels", "1000", "-o", "\(tmp)/x.png"]), mentions: "over the limit")
+    }
+
+    /// A folder with a sub-folder, a clashing stem and a broken file: the batch finishes the rest, mirrors
+    /// the tree, writes a manifest line per photo, exits 1, and a rerun skips what is done.
+    func testBatchFolderResumeManifestAndFailures() throws {
+        let input = "\(tmp)/in", out = "\(tmp)/out", manifest = "\(tmp)/manifest.jsonl"
+        try FileManager.default.createDirectory(atPath: "\(input)/sub", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: photo("coins.png"), toPath: "\(input)/coins.png")
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/decode/baseline.jpg", toPath: "\(input)/sub/a.JPG")
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/decode/gray8.png", toPath: "\(input)/sub/a.png")
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(input)/sub/broken.jpeg"))
+        try Data("ignored".utf8).write(to: URL(fileURLWithPath: "\(input)/notes.txt"))
+
+        let first = try run(["infer", input, "-o", out, "--manifest", manifest, "--mask", "--jobs", "2"])
+        XCTAssertEqual(first.status, 1, "one photo failed")
+        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG or JPEG image"), first.stderr)
+        let written = Set(try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix(".png") })
+        XCTAssertEqual(written, ["coins.mask.png", "sub/a.JPG.mask.png", "sub/a.png.mask.png"])
+        let lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 4)
+        let records = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        XCTAssertEqual(records.filter { $0["status"] as? String == "ok" }.count, 3)
+        let coins = try XCTUnwrap(records.first { ($0["input"] as? String)?.hasSuffix("coins.png") == true })
+        XCTAssertEqual(coins["instances"] as? Int, 22)
+        XCTAssertNotNil(coins["ms"] as? Double)
+        XCTAssertTrue((records.first { $0["status"] as? String == "failed" }?["error"] as? String)?.contains("broken.jpeg") == true)
+
+        let second = try run(["infer", input, "-o", out, "--manifest", manifest, "--mask"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertEqual(second.stderr.components(separatedBy: "skipped  ").count - 1, 3, second.stderr)
+        XCTAssertEqual(try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n").count, 8, "appended")
+        XCTAssertTrue(try run(["infer", input, "-o", out, "--mask", "--overwrite", "--quiet"]).stderr.contains("failed"))
+    }
+
+    func testShardsPartitionTheInputs() throws {
+        let input = "\(tmp)/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for o in 1...8 { try FileManager.default.copyItem(atPath: "\(Self.fixtures)/decode/orientation-\(o).png", toPath: "\(input)/p\(o).png") }
+        var seen: [String] = []
+        for shard in 0..<3 {
+            let out = "\(tmp)/shard\(shard)"
+            XCTAssertEqual(try run(["infer", input, "-o", out, "--mask", "--shard", "\(shard)/3", "--quiet"]).status, 0)
+            seen += try FileManager.default.contentsOfDirectory(atPath: out)
+        }
+        XCTAssertEqual(seen.sorted(), (1...8).map { "p\($0).mask.png" }.sorted(), "every photo in exactly one shard")
+        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--shard", "3/3"]), mentions: "--shard expects")
+        assertCleanFailure(try run(["infer", input, photo("rocket.jpg")]), mentions: "need -o <output folder>")
+        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--json"]), mentions: "for a batch use --manifest")
     }
 
     // MARK: run-tensor and inspect

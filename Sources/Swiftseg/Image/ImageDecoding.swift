@@ -75,6 +75,16 @@ extension Image {
     }
 
     static func decodePNG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
+        // Size from IHDR first, so an absurd header is refused before libpng reads (or allocates) anything.
+        guard bytes.count >= 33, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+            throw ImageError("\(name): corrupt PNG: no image header")
+        }
+        func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        try checkLimits(width: be32(16), height: be32(20), name: name, limits: limits)
+        // libpng's simplified API takes 16-bit samples without gamma information as linear light and would
+        // brighten them on the way to 8-bit sRGB; read those as 16-bit (passed through untouched) and keep
+        // the high byte, as other tools do.
+        let sixteenBit = bytes[24] == 16 && !PNGChunks.hasColorSpaceInformation(bytes)
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         defer { png_image_free(&png) }
@@ -88,11 +98,24 @@ extension Image {
         let hasAlpha = png.format & PNGFormat.alphaFlag != 0
         let isGray = png.format & PNGFormat.colorFlag == 0
         let channels = hasAlpha ? 4 : isGray ? 1 : 3
-        png.format = hasAlpha ? PNGFormat.rgba : isGray ? PNGFormat.gray : PNGFormat.rgb
-        var pixels = [UInt8](repeating: 0, count: width * height * channels)
-        let done = bytes.withUnsafeBytes { _ in
-            pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+        png.format = (hasAlpha ? PNGFormat.rgba : isGray ? PNGFormat.gray : PNGFormat.rgb)
+            | (sixteenBit ? PNGFormat.linearFlag : 0)
+        let count = width * height * channels
+        if sixteenBit {
+            var wide = [UInt16](repeating: 0, count: count)
+            let done = wide.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+            guard done != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+            if hasAlpha {  // linear RGBA comes premultiplied; undo it
+                for p in stride(from: 0, to: count, by: 4) where wide[p + 3] != 0 {
+                    let a = UInt32(wide[p + 3])
+                    for c in 0..<3 { wide[p + c] = UInt16(min(65535, (UInt32(wide[p + c]) * 65535 + a / 2) / a)) }
+                }
+            }
+            return Image(width: width, height: height, channels: channels,
+                         pixels: wide.map { UInt8((UInt32($0) * 255 + 32767) / 65535) })
         }
+        var pixels = [UInt8](repeating: 0, count: count)
+        let done = pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
         guard done != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
         return Image(width: width, height: height, channels: channels, pixels: pixels)
     }

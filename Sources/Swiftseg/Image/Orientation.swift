@@ -30,16 +30,12 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
     }
 
     static func fromPNG(_ b: [UInt8]) -> ExifOrientation? {
-        var i = 8
-        while i + 12 <= b.count {
-            let length = b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
-            guard length >= 0, i + 12 + length <= b.count else { return nil }
-            if type == "eXIf" { return fromTIFF(b, start: i + 8, end: i + 8 + length) }
-            if type == "IEND" { return nil }
-            i += 12 + length
+        var result: ExifOrientation?
+        PNGChunks.forEach(b) { type, range in
+            if type == "eXIf" { result = fromTIFF(b, start: range.lowerBound, end: range.upperBound); return false }
+            return true
         }
-        return nil
+        return result
     }
 
     /// Orientation from a TIFF structure (the EXIF payload) in `b[start..<end]`: IFD0's tag 0x0112.
@@ -70,6 +66,31 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
             }
         }
         return nil
+    }
+}
+
+/// Walking a PNG's chunks (libpng's simplified API does not expose them).
+enum PNGChunks {
+    /// Calls `body(type, dataRange)` for each complete chunk until it returns false or IEND.
+    static func forEach(_ b: [UInt8], _ body: (String, Range<Int>) -> Bool) {
+        var i = 8
+        while i + 12 <= b.count {
+            let length = b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
+            guard length >= 0, length <= b.count, i + 12 + length <= b.count else { return }
+            if !body(type, (i + 8)..<(i + 8 + length)) || type == "IEND" { return }
+            i += 12 + length
+        }
+    }
+
+    /// Whether the file says how its samples are encoded (gAMA, sRGB, iCCP or cHRM).
+    static func hasColorSpaceInformation(_ b: [UInt8]) -> Bool {
+        var found = false
+        forEach(b) { type, _ in
+            if ["gAMA", "sRGB", "iCCP", "cHRM"].contains(type) { found = true }
+            return !found && type != "IDAT"
+        }
+        return found
     }
 }
 

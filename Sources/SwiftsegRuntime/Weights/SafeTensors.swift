@@ -39,10 +39,11 @@ public final class SafeTensorsFile: @unchecked Sendable {
         let bytes = file.bytes
         func bad(_ why: String) -> RuntimeError { .invalidWeights("\(name): not a valid safetensors file: \(why)") }
         guard bytes.count >= 8 else { throw bad("only \(bytes.count) bytes") }
-        let headerLength = Int(UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
-        guard headerLength >= 2, headerLength <= SafeTensorsFile.maxHeaderBytes else {
-            throw bad("header length \(headerLength) is implausible")
+        let rawLength = UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))
+        guard rawLength >= 2, rawLength <= UInt64(SafeTensorsFile.maxHeaderBytes) else {
+            throw bad("header length \(rawLength) is implausible")
         }
+        let headerLength = Int(rawLength)
         guard headerLength <= bytes.count - 8 else {
             throw bad("header needs \(headerLength) bytes, file has \(bytes.count - 8) (truncated?)")
         }
