@@ -20,6 +20,10 @@ let help = """
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
       --policy        Convolution kernels (default auto).
+      --soak N        Instead: run N photos (the committed samples, repeated) through the whole batch
+                      pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
+                      and peak RSS after the first 50 vs at the end.
+      --jobs N        With --soak: decode/encode workers (default 2).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, samples_ms, plan_mb, peak_rss_mb, blas, cpu,
                       commit).
@@ -30,6 +34,7 @@ let help = """
 struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
+    var soak = 0, jobs = 2
 }
 
 func die(_ message: String) -> Never {
@@ -64,6 +69,8 @@ func parseOptions(_ args: [String]) -> Options {
             guard let p = ConvKernelPolicy(rawValue: v) else { die("--policy must be auto, gemm or reference") }
             o.policy = p
         case "--json": o.json = true
+        case "--soak": o.soak = ints(value(), "--soak")[0]
+        case "--jobs": o.jobs = ints(value(), "--jobs")[0]
         case "-h", "--help": print(help, terminator: ""); exit(0)
         default: die("unknown option '\(args[i])' (see --help)")
         }
@@ -97,6 +104,10 @@ func gitCommit() -> String {
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
+if options.soak > 0 {
+    runSoak(options)
+    exit(0)
+}
 let commit = gitCommit()
 let cpu = CPUFeatures.current.summary
 let blas = BLAS.backend  // loads OpenBLAS (choosing its core type) before anything runs
@@ -159,3 +170,43 @@ for modelName in options.models {
     }
 }
 if !options.json { print("\n" + stageTables.joined(separator: "\n"), terminator: "") }
+
+/// The batch pipeline on `options.soak` photos: throughput and whether memory stays flat.
+func runSoak(_ options: Options) {
+    let photos = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/photos").path
+    let files = ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"].map { "\(photos)/\($0)" }
+    let out = NSTemporaryDirectory() + "swiftseg-soak-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let items = (0..<options.soak).map { i in
+        BatchRunner.Item(input: BatchInput(path: files[i % files.count], relativePath: "\(i)"), output: "\(out)/\(i % 100).png")
+    }
+    var configuration = Segmenter.Configuration()
+    configuration.threads = options.threads[0]
+    let segmenter: Segmenter
+    do { segmenter = try Segmenter(model: ModelSource(argument: options.models[0]), configuration: configuration) } catch { die("\(error)") }
+    final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
+    let samples = Samples()
+    let t0 = DispatchTime.now().uptimeNanoseconds
+    BatchRunner(jobs: options.jobs, overwrite: true).run(
+        items, process: { try segmenter.lift($0, options: LiftingOptions()) }, encode: { try $0.image.pngData() },
+        report: { result in
+            samples.done += 1
+            if case .failed = result.status { samples.failed += 1 }
+            if samples.done == 50 { samples.rssAt50 = peakRSSMegabytes() }
+        })
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+    let end = peakRSSMegabytes(), at50 = samples.rssAt50 > 0 ? samples.rssAt50 : end
+    let growth = (end - at50) / at50 * 100
+    let object: [String: Any] = ["photos": options.soak, "failed": samples.failed, "seconds": seconds,
+                                 "photos_per_s": Double(options.soak) / seconds, "peak_rss_mb_after_50": at50,
+                                 "peak_rss_mb_end": end, "growth_percent": growth, "threads": options.threads[0],
+                                 "jobs": options.jobs, "model": options.models[0], "commit": gitCommit()]
+    if options.json {
+        print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+    } else {
+        print(String(format: "%d photos in %.1f s (%.2f photos/s), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
+                     options.soak, seconds, Double(options.soak) / seconds, samples.failed, at50, end, growth))
+    }
+}

@@ -5,6 +5,7 @@ import Foundation
 public struct BatchInput: Sendable, Equatable {
     public let path: String
     public let relativePath: String
+    public init(path: String, relativePath: String) { self.path = path; self.relativePath = relativePath }
 }
 
 /// Finding, sharding and naming the photos of a batch.

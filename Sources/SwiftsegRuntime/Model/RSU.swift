@@ -2,8 +2,20 @@
 protocol RSUBlock: Sendable {
     var inChannels: Int { get }
     var outChannels: Int { get }
-    /// Runs the block on `x`, writing `outChannels` maps of `x`'s size into `out`.
-    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext)
+    var rebnconvin: REBNCONV { get }
+    /// Level `i` of the block's U on `input`, writing `hx{i}d` (plus `residual`, at level 1) into `out`.
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, context: ExecutionContext)
+}
+
+extension RSUBlock {
+    /// `hxin = rebnconvin(x)`, then the U from level 1, whose last REBNCONV adds `hxin` back: `hx1d + hxin`.
+    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
+        rebnconvin(x, into: hxin, context: context)
+        level(1, input: hxin, into: out, residual: hxin, context: context)
+    }
 }
 
 /// RSU-L (L = 7, 6, 5, 4): L-1 encoder REBNCONVs with 2×2 max-pooling between them, a dilated (2) REBNCONV
@@ -37,18 +49,10 @@ public struct RSU: RSUBlock {
         rebnconvd = dec
     }
 
-    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
-        let arena = context.arena, mark = arena.mark()
-        defer { arena.release(to: mark) }
-        let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
-        rebnconvin(x, into: hxin, context: context)
-        level(1, input: hxin, into: out, residual: hxin, context: context)
-    }
-
     /// Level `i` of the U: `hx{i} = rebnconv{i}(input)`, the deeper levels on its pooled copy, and
     /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer
     /// both halves are written into, so it costs nothing.
-    private func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
                        context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
@@ -97,17 +101,9 @@ public struct RSU4F: RSUBlock {
         }
     }
 
-    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
-        let arena = context.arena, mark = arena.mark()
-        defer { arena.release(to: mark) }
-        let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
-        rebnconvin(x, into: hxin, context: context)
-        level(1, input: hxin, into: out, residual: hxin, context: context)
-    }
-
     /// Level `i`: `hx{i} = rebnconv{i}(input)`; `hx{i}d = rebnconv{i}d(cat(hx{i+1}d, hx{i}))`, with
     /// `hx4 = rebnconv4(hx3)` standing in for `hx4d` at the bottom.
-    private func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
                        context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
