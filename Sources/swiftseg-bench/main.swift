@@ -11,7 +11,7 @@ let help = """
     OVERVIEW: Benchmark the U²-Net forward pass (no timing assertions; numbers for PERF.md).
 
     USAGE: swiftseg-bench [--model M[,M…]] [--size S[,S…]] [--threads N[,N…]] [--iterations I] [--warmup W]
-                          [--policy auto|gemm|reference] [--json]
+                          [--policy auto|gemm|winograd|reference] [--json]
 
     OPTIONS:
       --model         u2netp (default), u2net, or a .safetensors path; a comma list sweeps.
@@ -19,7 +19,7 @@ let help = """
       --threads       Worker threads (default: all cores); a comma list sweeps.
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
-      --policy        Convolution kernels (default auto).
+      --policy        Convolution kernels: auto (default), gemm, winograd, reference.
       --soak N        Instead: run N photos (the committed samples, repeated) through the whole batch
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
@@ -66,7 +66,9 @@ func parseOptions(_ args: [String]) -> Options {
             o.warmup = w
         case "--policy":
             let v = value()
-            guard let p = ConvKernelPolicy(rawValue: v) else { die("--policy must be auto, gemm or reference") }
+            guard let p = ConvKernelPolicy(rawValue: v) else {
+                die("--policy must be one of \(ConvKernelPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             o.policy = p
         case "--json": o.json = true
         case "--soak": o.soak = ints(value(), "--soak")[0]

@@ -35,6 +35,7 @@ enum InferCommand {
         let model = try ModelOptions.loadModel(args)
         var configuration = Segmenter.Configuration()
         configuration.threads = options.threads
+        configuration.kernelPolicy = ModelOptions.policy(args)
         let segmenter = Segmenter(model: model, configuration: configuration)
         do {
             if options.isBatch {

@@ -11,7 +11,7 @@ enum RunTensorCommand {
         options: [
             OptionSpec(names: ["-o", "--output"], valueName: "PATH", help: "Where to write d0, float32 N×1×H×W."),
             OptionSpec(names: ["--policy"], valueName: "POLICY",
-                       help: "Convolution kernels: auto (default), gemm, or reference (slow oracle)."),
+                       help: "Convolution kernels: auto (default: Winograd where it applies), winograd,\ngemm (= --exact), or reference (slow oracle)."),
         ] + ModelOptions.specs,
         discussion: """
             d0 is the fused saliency map after the sigmoid (ONNX output 0). To compare with ONNX Runtime, feed the
@@ -21,7 +21,7 @@ enum RunTensorCommand {
     static func run(_ args: ParsedArguments) throws {
         guard args.positionals.count == 1 else { throw CLIError.usage("run-tensor needs exactly one input .npy") }
         guard let output = args.value("--output") else { throw CLIError.usage("run-tensor needs -o <output.npy>") }
-        let policyName = args.value("--policy") ?? "auto"
+        let policyName = args.value("--policy") ?? ModelOptions.policy(args).rawValue
         guard let policy = ConvKernelPolicy(rawValue: policyName) else {
             throw CLIError.usage("--policy must be one of \(ConvKernelPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
         }

@@ -33,13 +33,13 @@ final class ConvTests: XCTestCase {
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(2000 + trial))
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3000 + trial))
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: kernel, dilation: dilation,
-                              weight: weight.data, bias: bias.data)
+                              weight: weight.data, bias: bias.data, prepareWinograd: true)
             let epilogues: [Conv2D.Epilogue] = [.bias, .biasReLU, .biasReLUResidual(residual.view)]
             let epilogue = epilogues[trial % 3]
             let expected = Tensor(channels: cout, height: h, width: w)
             conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
             for threads in [1, 2] {
-                for policy in [ConvKernelPolicy.gemm, .auto] {
+                for policy in [ConvKernelPolicy.gemm, .winograd, .auto] {
                     let out = Tensor(channels: cout, height: h, width: w)
                     conv.forward(x.view, into: out.view, epilogue: epilogue,
                                  context: ExecutionContext(threads: threads, policy: policy))
@@ -49,6 +49,36 @@ final class ConvTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Winograd F(4×4, 3×3) against the reference, over every tile-edge case (sizes 1…21 and a chunk boundary
+    /// past 64 tiles), 1- and 3-channel edges and wide layers, all epilogues.
+    func testWinogradMatchesReference() {
+        var rng = SplitMix64(seed: 19)
+        let shapes = [(1, 1, 1, 1), (3, 8, 5, 7), (16, 16, 9, 13), (32, 64, 20, 21), (64, 32, 3, 259), (128, 64, 17, 16),
+                      (2, 3, 21, 4), (48, 1, 8, 8)]
+        for (n, (cin, cout, h, w)) in shapes.enumerated() {
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(100 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(200 + n))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(300 + n))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                              bias: bias.data, prepareWinograd: true)
+            XCTAssertTrue(conv.supportsWinograd)
+            for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
+                let expected = Tensor(channels: cout, height: h, width: w), out = Tensor(channels: cout, height: h, width: w)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                conv.winogradForward(x.view, into: out.view, epilogue: epilogue,
+                                     context: ExecutionContext(threads: 1 + rng.nextInt(0...1)))
+                XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
+                                         "\(cin)→\(cout) \(h)×\(w) \(epilogue)")
+            }
+        }
+        // Dilated or 1×1 convs never take the Winograd path.
+        let w1 = randomTensor(channels: 4, height: 4, width: 9, seed: 1), b1 = randomTensor(channels: 1, height: 1, width: 4, seed: 2)
+        let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareWinograd: true)
+        XCTAssertFalse(dilated.supportsWinograd)
+        XCTAssertEqual(dilated.selectKernel(policy: .winograd), .gemm)
     }
 
     /// A conv writing into a channel slice (how concatenation is done) leaves the other channels alone.

@@ -18,7 +18,7 @@ struct U2NetWeightLoader {
         let weight = try tensor("\(path).weight", shape: [outChannels, inChannels, kernelSize, kernelSize])
         let bias = try tensor("\(path).bias", shape: [outChannels])
         return Conv2D(outChannels: outChannels, inChannels: inChannels, kernelSize: kernelSize, dilation: dilation,
-                      weight: weight, bias: bias)
+                      weight: weight, bias: bias, prepareWinograd: true)
     }
 
     private mutating func tensor(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {

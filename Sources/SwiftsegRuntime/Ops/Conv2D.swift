@@ -17,9 +17,13 @@ public struct Conv2D: @unchecked Sendable {
     public let weight: UnsafePointer<Float>
     /// `outChannels` floats.
     public let bias: UnsafePointer<Float>
+    /// Winograd-transformed weights, prepared at load for 3×3 dilation-1 convs (nil otherwise).
+    public let winograd: WinogradWeights?
 
+    /// - Parameter prepareWinograd: transform the weights for ``winogradForward(_:into:epilogue:context:)``
+    ///   (3×3, dilation 1 only; costs 4× the weights' memory).
     public init(outChannels: Int, inChannels: Int, kernelSize: Int, dilation: Int,
-                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
+                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, prepareWinograd: Bool = false) {
         precondition(kernelSize % 2 == 1 && dilation >= 1, "odd kernels with dilation ≥ 1 only")
         self.outChannels = outChannels
         self.inChannels = inChannels
@@ -27,6 +31,8 @@ public struct Conv2D: @unchecked Sendable {
         self.dilation = dilation
         self.weight = weight
         self.bias = bias
+        winograd = prepareWinograd && kernelSize == 3 && dilation == 1
+            ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
     }
 
     /// Zero padding on each side, so the output has the input's height and width.
@@ -52,13 +58,19 @@ public struct Conv2D: @unchecked Sendable {
         checkShapes(input, output, epilogue)
         switch selectKernel(policy: context.policy) {
         case .reference: referenceForward(input, into: output, epilogue: epilogue)
+        case .winograd: winogradForward(input, into: output, epilogue: epilogue, context: context)
         case .gemm, .auto: gemmForward(input, into: output, epilogue: epilogue, context: context)
         }
     }
 
-    /// The kernel rule: `.auto` → GEMM for every shape (the only fast kernel so far).
+    /// The kernel rule, deterministic per layer shape: `.winograd` and `.auto` run Winograd on every layer that
+    /// supports it (3×3, dilation 1, weights prepared) and GEMM elsewhere (dilated 3×3, 1×1). Measured on
+    /// u2netp, Winograd beats GEMM even on the 16-channel layers (PERF.md), so `.auto` has no width threshold.
     public func selectKernel(policy: ConvKernelPolicy) -> ConvKernelPolicy {
-        policy == .auto ? .gemm : policy
+        switch policy {
+        case .reference, .gemm: return policy
+        case .winograd, .auto: return supportsWinograd ? .winograd : .gemm
+        }
     }
 
     func checkShapes(_ input: TensorView, _ output: TensorView, _ epilogue: Epilogue) {

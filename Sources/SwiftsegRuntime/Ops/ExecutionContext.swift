@@ -4,9 +4,12 @@ import Dispatch
 public enum ConvKernelPolicy: String, Sendable, CaseIterable {
     /// Plain nested loops (Conv2D+Reference.swift): the oracle, slow.
     case reference
-    /// im2col + `BLAS.sgemm` with a fused bias/ReLU/residual epilogue (Conv2D+GEMM.swift).
+    /// im2col + `BLAS.sgemm` with a fused bias/ReLU/residual epilogue (Conv2D+GEMM.swift): exact to float
+    /// rounding, the `--exact` path.
     case gemm
-    /// The fastest correct kernel for each layer's shape (today: GEMM).
+    /// Winograd F(4×4, 3×3) wherever a layer supports it, GEMM elsewhere (Conv2D+Winograd.swift).
+    case winograd
+    /// The fastest kernel for each layer's shape (``Conv2D/selectKernel(policy:)``).
     case auto
 }
 
