@@ -42,8 +42,11 @@ public final class WinogradWeights: @unchecked Sendable {
 }
 
 extension Conv2D {
-    /// Tiles per task (one task = up to this many 4×4 tiles of one tile row), a multiple of the SIMD width.
-    static let winogradTilesPerTask = 64
+    /// Tiles per tile-row chunk (one chunk = up to this many 4×4 tiles of one tile row), a multiple of the SIMD
+    /// width.
+    static let winogradTilesPerTask = 32
+    /// Tiles one task aims to batch into each GEMM (whole chunk rows of them).
+    static let winogradTilesPerGEMM = 64
 
     /// Whether this conv can run as Winograd F(4×4, 3×3).
     public var supportsWinograd: Bool { kernelSize == 3 && dilation == 1 && winograd != nil }
@@ -56,26 +59,41 @@ extension Conv2D {
         let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
         let per = Conv2D.winogradTilesPerTask
         let chunks = (tilesX + per - 1) / per
-        let nb = min(per, (tilesX + 15) / 16 * 16)      // tiles per chunk, padded to the SIMD width
-        let vFloats = 36 * inChannels * nb, mFloats = 36 * outChannels * nb
+        let nb = min(per, (tilesX + 15) / 16 * 16)      // tiles per chunk row, padded to the SIMD width
+        // Several tile rows per task so each of the 36 GEMMs is wide enough to run efficiently, but at least
+        // one task per worker.
+        var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / nb)
+        rowsPerTask = max(1, min(rowsPerTask, (tilesY + context.threads - 1) / context.threads))
+        let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
+        let ld = rowsPerTask * nb                        // tiles per task: the GEMMs' N and leading dimension
+        let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         let rowFloats = 4 * (nb + 2)                    // one input row for a chunk, split into 4 column phases
         let scratch = context.scratch(floats: vFloats + mFloats + 6 * rowFloats)
-        parallelFor(count: tilesY * chunks, threads: context.threads) { task, worker in
-            let ty = task / chunks, tx0 = (task % chunks) * per
+        parallelFor(count: rowGroups * chunks, threads: context.threads) { task, worker in
+            let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
+            let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
-            let v = scratch[worker], m = v + vFloats, rows = m + mFloats
-            winogradInputTransform(input, ty: ty, tx0: tx0, tiles: n, nb: nb, v: v, rows: rows, rowFloats: rowFloats)
-            for p in 0..<36 {
-                BLAS.sgemm(m: outChannels, n: nb, k: inChannels, a: wg.u + p * outChannels * inChannels, lda: inChannels,
-                           b: v + p * nb, ldb: 36 * nb, c: m + p * nb, ldc: 36 * nb)
+            let v = scratch[worker], m = v + vFloats, phases = m + mFloats
+            for r in 0..<rows {
+                winogradInputTransform(input, ty: ty0 + r, tx0: tx0, tiles: nb, v: v + r * nb, ld: ld,
+                                       rows: phases, rowFloats: rowFloats)
             }
-            winogradOutputTransform(m, into: output, ty: ty, tx0: tx0, tiles: n, nb: nb, epilogue: epilogue)
+            for p in 0..<36 {
+                BLAS.sgemm(m: outChannels, n: rows * nb, k: inChannels, a: wg.u + p * outChannels * inChannels,
+                           lda: inChannels, b: v + p * ld, ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
+            }
+            for r in 0..<rows {
+                winogradOutputTransform(m + r * nb, ld: ld, into: output, ty: ty0 + r, tx0: tx0, tiles: n,
+                                        epilogue: epilogue)
+            }
         }
     }
 
-    /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of each tile t of the chunk (zero outside the image).
-    private func winogradInputTransform(_ input: TensorView, ty: Int, tx0: Int, tiles n: Int, nb: Int,
-                                        v: UnsafeMutablePointer<Float>, rows: UnsafeMutablePointer<Float>, rowFloats: Int) {
+    /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of each tile t of one chunk row (zero outside the
+    /// image); rows of V are `ld` apart.
+    private func winogradInputTransform(_ input: TensorView, ty: Int, tx0: Int, tiles nb: Int,
+                                        v: UnsafeMutablePointer<Float>, ld: Int,
+                                        rows: UnsafeMutablePointer<Float>, rowFloats: Int) {
         typealias V = SIMDKernels.Vector
         let h = input.height, w = input.width
         let x0 = 4 * tx0 - 1   // input column of the chunk's first patch column
@@ -102,7 +120,7 @@ extension Conv2D {
                 }
             }
             var t = 0
-            while t < n {
+            while t < nb {  // all nb, past the image too (zeros), so no GEMM column is left uninitialised
                 for r in 0..<6 {
                     let row = rows + r * rowFloats + t
                     for c in 0..<6 { d[r * 6 + c] = SIMDKernels.load(row + (c & 3) * phaseStride + (c >> 2)) }
@@ -120,7 +138,7 @@ extension Conv2D {
                 for i in 0..<6 {
                     let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
                     let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                    let row = v + (ci * 36 + i * 6) * nb + t, step = nb
+                    let row = v + (ci * 36 + i * 6) * ld + t, step = ld
                     SIMDKernels.store(4 * t0 - 5 * t2 + t4, row)
                     SIMDKernels.store(-4 * (t1 + t2) + t3 + t4, row + step)
                     SIMDKernels.store(4 * (t1 - t2) - t3 + t4, row + 2 * step)
@@ -135,8 +153,8 @@ extension Conv2D {
     }
 
     /// Y = Aᵀ M A per tile, plus the epilogue, written to the valid part of each 4×4 output tile.
-    private func winogradOutputTransform(_ m: UnsafeMutablePointer<Float>, into output: TensorView, ty: Int, tx0: Int,
-                                         tiles n: Int, nb: Int, epilogue: Epilogue) {
+    private func winogradOutputTransform(_ m: UnsafeMutablePointer<Float>, ld: Int, into output: TensorView, ty: Int,
+                                         tx0: Int, tiles n: Int, epilogue: Epilogue) {
         typealias V = SIMDKernels.Vector
         let h = output.height, w = output.width
         withUnsafeTemporaryAllocation(of: V.self, capacity: 36 + 24 + 16) { scratch in
@@ -147,7 +165,7 @@ extension Conv2D {
             let b = V(repeating: bias[co])
             var t = 0
             while t < n {
-                for p in 0..<36 { mm[p] = SIMDKernels.load(m + (co * 36 + p) * nb + t) }
+                for p in 0..<36 { mm[p] = SIMDKernels.load(m + (co * 36 + p) * ld + t) }
                 // Aᵀ M: 4 × 6
                 for c in 0..<6 {
                     let m0 = mm[c], m1 = mm[6 + c], m2 = mm[12 + c], m3 = mm[18 + c], m4 = mm[24 + c], m5 = mm[30 + c]
