@@ -60,12 +60,16 @@ extension Conv2D {
         let per = Conv2D.winogradTilesPerTask
         let chunks = (tilesX + per - 1) / per
         let nb = min(per, (tilesX + 15) / 16 * 16)      // tiles per chunk row, padded to the SIMD width
+        // When a tile row fits one chunk, rows are packed densely (row r starts at tile r·tilesX): each row's
+        // SIMD padding lanes are overwritten by the next row, so small maps (10×10: 3 tiles a row) do not
+        // multiply mostly padding.
+        let rowStride = chunks == 1 ? tilesX : nb
         // Several tile rows per task so each of the 36 GEMMs is wide enough to run efficiently, but at least
         // one task per worker.
-        var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / nb)
+        var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / rowStride)
         rowsPerTask = max(1, min(rowsPerTask, (tilesY + context.threads - 1) / context.threads))
         let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
-        let ld = rowsPerTask * nb                        // tiles per task: the GEMMs' N and leading dimension
+        let ld = (rowsPerTask - 1) * rowStride + nb      // V/M row length: the GEMMs' leading dimension
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         let rowFloats = 4 * (nb + 2)                    // one input row for a chunk, split into 4 column phases
         let scratch = context.scratch(floats: vFloats + mFloats + 6 * rowFloats)
@@ -74,16 +78,17 @@ extension Conv2D {
             let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
             let v = scratch[worker], m = v + vFloats, phases = m + mFloats
-            for r in 0..<rows {
-                winogradInputTransform(input, ty: ty0 + r, tx0: tx0, tiles: nb, v: v + r * nb, ld: ld,
+            for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
+                winogradInputTransform(input, ty: ty0 + r, tx0: tx0, tiles: nb, v: v + r * rowStride, ld: ld,
                                        rows: phases, rowFloats: rowFloats)
             }
+            let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
             for p in 0..<36 {
-                BLAS.sgemm(m: outChannels, n: rows * nb, k: inChannels, a: wg.u + p * outChannels * inChannels,
+                BLAS.sgemm(m: outChannels, n: columns, k: inChannels, a: wg.u + p * outChannels * inChannels,
                            lda: inChannels, b: v + p * ld, ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
             }
             for r in 0..<rows {
-                winogradOutputTransform(m + r * nb, ld: ld, into: output, ty: ty0 + r, tx0: tx0, tiles: n,
+                winogradOutputTransform(m + r * rowStride, ld: ld, into: output, ty: ty0 + r, tx0: tx0, tiles: n,
                                         epilogue: epilogue)
             }
         }
