@@ -53,7 +53,7 @@ public struct RSU: RSUBlock {
     /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer
     /// both halves are written into, so it costs nothing.
     func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
-                       context: ExecutionContext) {
+               context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
         let mid = midChannels
@@ -104,7 +104,7 @@ public struct RSU4F: RSUBlock {
     /// Level `i`: `hx{i} = rebnconv{i}(input)`; `hx{i}d = rebnconv{i}d(cat(hx{i+1}d, hx{i}))`, with
     /// `hx4 = rebnconv4(hx3)` standing in for `hx4d` at the bottom.
     func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
-                       context: ExecutionContext) {
+               context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
         let mid = midChannels
