@@ -112,16 +112,15 @@ extension Conv2D {
             // phase[c mod 4][tile + c / 4 …].
             for r in 0..<6 {
                 let row = rows + r * rowFloats
-                row.update(repeating: 0, count: rowFloats)
                 let y = 4 * ty - 1 + r
-                guard y >= 0 && y < h else { continue }
+                guard y >= 0 && y < h else { row.update(repeating: 0, count: rowFloats); continue }
                 let src = plane + y * w
-                let lo = max(x0, 0), hi = min(x0 + 4 * nb + 4, w)
-                if hi > lo {
-                    for x in lo..<hi {
-                        let k = x - x0
-                        row[(k & 3) * phaseStride + (k >> 2)] = src[x]
-                    }
+                for q in 0..<4 {  // phase q holds columns x0 + q + 4k: zeros left of the image, pixels, zeros right
+                    let dst = row + q * phaseStride
+                    var k = 0, x = x0 + q
+                    while k < phaseStride && x < 0 { dst[k] = 0; k &+= 1; x &+= 4 }
+                    while k < phaseStride && x < w { dst[k] = src[x]; k &+= 1; x &+= 4 }
+                    while k < phaseStride { dst[k] = 0; k &+= 1 }
                 }
             }
             var t = 0
