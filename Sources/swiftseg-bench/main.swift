@@ -25,8 +25,8 @@ let help = """
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
-                      min_ms, gflops, stages_median_ms, samples_ms, plan_mb, peak_rss_mb, blas, cpu,
-                      commit).
+                      min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
+                      peak_rss_mb, blas, cpu, commit).
       -h, --help      Show this help.
 
     """
@@ -133,28 +133,37 @@ for modelName in options.models {
             var samples: [Double] = []
             var stageSamples: [String: [Double]] = [:]
             var stageOrder: [String] = []
-            let profile = StageProfile()
+            let profile = StageProfile(), ops = StageProfile()
+            var opSamples: [String: [Double]] = [:]
+            var opOrder: [String] = []
             for _ in 0..<options.iterations {
                 profile.reset()
+                ops.reset()
                 context.profile = profile
+                context.opProfile = ops
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 model.forward(input.view, into: output.view, context: context)
                 samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 context.profile = nil
+                context.opProfile = nil
                 stageOrder = profile.order
+                opOrder = ops.order
                 for (name, ns) in profile.nanoseconds { stageSamples[name, default: []].append(Double(ns) / 1e6) }
+                for (name, ns) in ops.nanoseconds { opSamples[name, default: []].append(Double(ns) / 1e6) }
             }
             let med = median(samples), best = samples.min() ?? 0
             let flops = 2 * Double(model.convMACs(height: size, width: size))
             let gflops = flops / (med / 1e3) / 1e9
             let rss = peakRSSMegabytes()
             let stages = stageOrder.map { ($0, median(stageSamples[$0]!)) }
+            let opTimes = opOrder.map { ($0, median(opSamples[$0]!)) }.sorted { $0.1 > $1.1 }
             if options.json {
                 let object: [String: Any] = [
                     "model": model.configuration.variant, "size": size, "threads": threads,
                     "iterations": options.iterations, "warmup": options.warmup, "policy": options.policy.rawValue,
                     "median_ms": med, "min_ms": best, "gflops": gflops, "gflop_per_image": flops / 1e9,
                     "samples_ms": samples, "stages_median_ms": Dictionary(uniqueKeysWithValues: stages),
+                    "ops_median_ms": Dictionary(uniqueKeysWithValues: opTimes),
                     "peak_rss_mb": rss, "plan_mb": Double(context.reservedBytes) / 1e6, "blas": blas, "blas_core": BLAS.coreName ?? "none", "cpu": cpu, "commit": commit,
                 ]
                 let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
@@ -165,6 +174,10 @@ for modelName in options.models {
                 var table = "\(model.configuration.variant) @\(size), \(threads) thread(s): median ms per stage\n"
                 for (name, ms) in stages {
                     table += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%8.2f\n", ms)
+                }
+                table += "  by kind of op (the remainder: sigmoid, glue, timer overhead):\n"
+                for (name, ms) in opTimes {
+                    table += "  " + name.padding(toLength: 22, withPad: " ", startingAt: 0) + String(format: "%8.2f  %4.1f %%\n", ms, ms / med * 100)
                 }
                 stageTables.append(table)
             }

@@ -57,9 +57,14 @@ public struct Conv2D: @unchecked Sendable {
                         context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         switch selectKernel(policy: context.policy) {
-        case .reference: referenceForward(input, into: output, epilogue: epilogue)
-        case .winograd: winogradForward(input, into: output, epilogue: epilogue, context: context)
-        case .gemm, .auto: gemmForward(input, into: output, epilogue: epilogue, context: context)
+        case .reference:
+            context.timeOp("conv reference") { referenceForward(input, into: output, epilogue: epilogue) }
+        case .winograd:
+            context.timeOp("conv3x3 winograd") { winogradForward(input, into: output, epilogue: epilogue, context: context) }
+        case .gemm, .auto:
+            context.timeOp(kernelSize == 1 ? "conv1x1 gemm" : dilation > 1 ? "conv3x3 dilated gemm" : "conv3x3 gemm") {
+                gemmForward(input, into: output, epilogue: epilogue, context: context)
+            }
         }
     }
 

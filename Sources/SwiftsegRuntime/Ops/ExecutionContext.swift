@@ -22,6 +22,8 @@ public final class ExecutionContext {
     public let arena = Arena()
     /// Set to collect per-stage wall times (the benchmark does); nil costs nothing.
     public var profile: StageProfile?
+    /// Set to collect wall times per kind of op (conv kernels, pooling, resizing); nil costs nothing.
+    public var opProfile: StageProfile?
     private var scratch: [UnsafeMutablePointer<Float>] = []
     private var scratchCapacity = 0
 
@@ -76,5 +78,14 @@ extension ExecutionContext {
         let t0 = DispatchTime.now().uptimeNanoseconds
         body()
         profile.add(name, DispatchTime.now().uptimeNanoseconds - t0)
+    }
+
+    /// Runs `body`, adding its wall time to `opProfile[name]` when profiling ops.
+    @inline(__always)
+    func timeOp(_ name: String, _ body: () -> Void) {
+        guard let opProfile else { body(); return }
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        body()
+        opProfile.add(name, DispatchTime.now().uptimeNanoseconds - t0)
     }
 }

@@ -25,6 +25,10 @@ public enum MaxPool2D {
     /// channels in parallel.
     public static func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         checkShapes(input, output)
+        context.timeOp("maxpool") { run(input, into: output, context: context) }
+    }
+
+    static func run(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         let w = input.width, h = input.height, ow = output.width
         let fullX = w / 2
         parallelFor(count: input.channels, threads: context.threads) { c, _ in

@@ -33,6 +33,10 @@ public enum ResizeBilinear {
     /// computed once per call into arena memory. Channels run in parallel; each worker keeps two row buffers.
     public static func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         precondition(input.channels == output.channels, "resize keeps the channel count")
+        context.timeOp("resize bilinear") { run(input, into: output, context: context) }
+    }
+
+    static func run(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         let arena = context.arena
         let mark = arena.mark()
         defer { arena.release(to: mark) }
