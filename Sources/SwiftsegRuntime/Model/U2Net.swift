@@ -50,6 +50,7 @@ public final class U2Net: Sendable {
         try w.checkAllUsed()
         configuration = config
         weights = file
+        file.releaseResidentPages()  // the transform read every 3×3 weight once; most are not read again
     }
 
     private func encoder(_ i: Int) -> any RSUBlock {

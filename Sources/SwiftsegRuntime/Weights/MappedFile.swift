@@ -33,6 +33,13 @@ public final class MappedFile: @unchecked Sendable {
         unmapOnDeinit = false
     }
 
+    /// Drops the mapping's resident pages (file mappings only): after the Winograd weights are built, the
+    /// original 3×3 weights are rarely read again, and a page that is needed is simply read back from the file.
+    public func releaseResidentPages() {
+        guard unmapOnDeinit, let base = bytes.baseAddress else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base), bytes.count, Int32(MADV_DONTNEED))
+    }
+
     deinit {
         if unmapOnDeinit, let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
     }

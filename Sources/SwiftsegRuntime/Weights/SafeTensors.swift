@@ -93,6 +93,9 @@ public final class SafeTensorsFile: @unchecked Sendable {
         self.tensors = tensors
     }
 
+    /// See ``MappedFile/releaseResidentPages()``.
+    public func releaseResidentPages() { file.releaseResidentPages() }
+
     /// Pointer to the floats of tensor `name` (inside the mapping; valid while this object lives).
     public func floats(_ name: String) -> UnsafePointer<Float>? {
         guard let info = tensors[name] else { return nil }
