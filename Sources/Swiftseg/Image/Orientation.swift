@@ -69,31 +69,6 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
     }
 }
 
-/// Walking a PNG's chunks (libpng's simplified API does not expose them).
-enum PNGChunks {
-    /// Calls `body(type, dataRange)` for each complete chunk until it returns false or IEND.
-    static func forEach(_ b: [UInt8], _ body: (String, Range<Int>) -> Bool) {
-        var i = 8
-        while i + 12 <= b.count {
-            let length = b[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) }
-            let type = String(decoding: b[(i + 4)..<(i + 8)], as: UTF8.self)
-            guard length >= 0, length <= b.count, i + 12 + length <= b.count else { return }
-            if !body(type, (i + 8)..<(i + 8 + length)) || type == "IEND" { return }
-            i += 12 + length
-        }
-    }
-
-    /// Whether the file says how its samples are encoded (gAMA, sRGB, iCCP or cHRM).
-    static func hasColorSpaceInformation(_ b: [UInt8]) -> Bool {
-        var found = false
-        forEach(b) { type, _ in
-            if ["gAMA", "sRGB", "iCCP", "cHRM"].contains(type) { found = true }
-            return !found && type != "IDAT"
-        }
-        return found
-    }
-}
-
 extension Image {
     /// The image turned upright according to `orientation` (EXIF semantics, as Pillow's `exif_transpose`).
     public func applying(_ orientation: ExifOrientation) -> Image {
