@@ -71,21 +71,19 @@ public final class StageProfile {
 }
 
 extension ExecutionContext {
-    /// Runs `body`, adding its wall time to `profile[name]` when profiling.
+    /// Runs `body`, adding its wall time to `profile[name]` when profiling stages.
     @inline(__always)
-    func time(_ name: String, _ body: () -> Void) {
+    func time(_ name: String, _ body: () -> Void) { measure(name, into: profile, body) }
+
+    /// Runs `body`, adding its wall time to `opProfile[name]` when profiling ops.
+    @inline(__always)
+    func timeOp(_ name: String, _ body: () -> Void) { measure(name, into: opProfile, body) }
+
+    @inline(__always)
+    private func measure(_ name: String, into profile: StageProfile?, _ body: () -> Void) {
         guard let profile else { body(); return }
         let t0 = DispatchTime.now().uptimeNanoseconds
         body()
         profile.add(name, DispatchTime.now().uptimeNanoseconds - t0)
-    }
-
-    /// Runs `body`, adding its wall time to `opProfile[name]` when profiling ops.
-    @inline(__always)
-    func timeOp(_ name: String, _ body: () -> Void) {
-        guard let opProfile else { body(); return }
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        body()
-        opProfile.add(name, DispatchTime.now().uptimeNanoseconds - t0)
     }
 }
