@@ -6,12 +6,10 @@ public enum RuntimeError: Error, CustomStringConvertible, Equatable {
     case invalidWeights(String)
     /// A tensor file (.npy) is malformed or of an unsupported kind.
     case invalidTensor(String)
-    /// Arguments that do not fit (shapes, sizes).
-    case invalidArgument(String)
 
     public var description: String {
         switch self {
-        case .io(let s), .invalidWeights(let s), .invalidTensor(let s), .invalidArgument(let s): return s
+        case .io(let s), .invalidWeights(let s), .invalidTensor(let s): return s
         }
     }
 }

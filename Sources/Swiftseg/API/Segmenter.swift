@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import SwiftsegRuntime
 
 /// Lifts the subject out of photos: U²-Net on the CPU, with rembg-compatible pre- and post-processing.
@@ -103,7 +104,7 @@ public struct ForegroundMask: Sendable {
     }
 }
 
-/// Number of cores the process may use.
+/// Number of cores the process may use (Foundation honours affinity masks and cgroup quotas on Linux).
 public enum ProcessInfoCores {
-    public static var count: Int { max(1, System.activeProcessorCount) }
+    public static var count: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 }

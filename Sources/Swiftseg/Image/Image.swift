@@ -34,10 +34,4 @@ public struct Image: Sendable, Equatable {
         }
         return Image(width: width, height: height, channels: 3, pixels: out)
     }
-
-    /// The alpha channel, if any.
-    public func alpha() -> [UInt8]? {
-        guard channels == 4 else { return nil }
-        return (0..<(width * height)).map { pixels[4 * $0 + 3] }
-    }
 }
