@@ -13,6 +13,8 @@ Writes:
 - decode/ — small variants of one photo as phones, cameras and editors write them: EXIF orientations 1…8 (JPEG
   APP1 and PNG eXIf), progressive, grayscale and CMYK JPEG, PNG 8/16-bit gray/RGB, palette (with tRNS), RGBA,
   gray+alpha, Adam7-interlaced; upright.png is what each must decode to.
+- photos/{astronaut,coffee}.u2net-d0.npy — ONNX Runtime's d0 for the full u2net model, when its ONNX file is
+  given (Tools/make_fixtures.sh passes ~/.cache/swiftseg/u2net.onnx if `fetch_weights.sh u2net --keep-onnx` ran).
 - photos/coffee-crop.input.npy / .d0.npy — a 1×3×203×157 crop, run through the same graph with symbolic
   height/width, so the odd sizes (ceil-mode pooling, non-integer upsampling) are checked too.
 """
@@ -229,9 +231,18 @@ def decode_fixtures():
     assert np.array_equal(np.array(Image.open(os.path.join(out, "interlaced.png")).convert("RGB")), a)
 
 
+def u2net_fixtures(onnx_path):
+    """d0 of the full u2net model (ONNX Runtime) on the astronaut and coffee tensors, for the u2net parity test."""
+    photos = os.path.join(OUT, "photos")
+    sess = ort.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+    for name in ["astronaut", "coffee"]:
+        x = np.load(os.path.join(photos, f"{name}.input.npy"))
+        np.save(os.path.join(photos, f"{name}.u2net-d0.npy"), sess.run(None, {sess.get_inputs()[0].name: x})[0])
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx [PATH/TO/u2net.onnx]")
     os.makedirs(os.path.join(OUT, "ops"), exist_ok=True)
     for name, make in [("conv", conv_cases), ("maxpool", maxpool_cases), ("resize", resize_cases),
                        ("sigmoid", sigmoid_cases)]:
@@ -240,6 +251,8 @@ def main():
         write_safetensors(os.path.join(OUT, "ops", f"{name}.safetensors"), tensors, meta)
     photo_fixtures(sys.argv[1])
     decode_fixtures()
+    if len(sys.argv) == 3:
+        u2net_fixtures(sys.argv[2])
 
 
 if __name__ == "__main__":

@@ -38,3 +38,26 @@ final class U2NetTests: XCTestCase {
         }
     }
 }
+
+/// The full u2net model (176 MB, fetched on demand) against ONNX Runtime; skipped when it has not been fetched.
+final class U2NetFullModelTests: XCTestCase {
+    func testU2NetMatchesONNXRuntime() throws {
+        let file: SafeTensorsFile
+        do {
+            file = try ModelSource.named("u2net").open()
+        } catch {
+            throw XCTSkip("u2net weights not fetched, so not tested (\(error))")
+        }
+        let net = try U2Net(weights: file)
+        XCTAssertEqual(net.configuration.variant, "u2net")
+        for name in ["astronaut", "coffee"] {
+            let input = try NPY.read(path: Fixtures.path("photos/\(name).input.npy"))
+            let expected = try NPY.read(path: Fixtures.path("photos/\(name).u2net-d0.npy"))
+            for (policy, bound) in [(ConvKernelPolicy.gemm, Float(1e-4)), (.auto, 1e-3)] {
+                let output = Tensor(channels: 1, height: 320, width: 320)
+                net.forward(input.view, into: output.view, context: ExecutionContext(threads: 2, policy: policy))
+                XCTAssertLessThanOrEqual(maxAbsDiff(output.view, expected.view), bound, "u2net \(name) \(policy)")
+            }
+        }
+    }
+}
