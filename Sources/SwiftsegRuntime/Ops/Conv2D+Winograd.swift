@@ -45,6 +45,8 @@ extension Conv2D {
     /// Tiles per tile-row chunk (one chunk = up to this many 4×4 tiles of one tile row), a multiple of the SIMD
     /// width.
     static let winogradTilesPerTask = 32
+    /// SIMD vectors of scratch the transforms use (input: 36 + 36; output: 36 + 24 + 16).
+    static let winogradTransformVectors = 76
     /// Tiles one task aims to batch into each GEMM (whole chunk rows of them).
     static let winogradTilesPerGEMM = 64
 
@@ -72,15 +74,19 @@ extension Conv2D {
         let ld = (rowsPerTask - 1) * rowStride + nb      // V/M row length: the GEMMs' leading dimension
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         let rowFloats = 4 * (nb + 2)                    // one input row for a chunk, split into 4 column phases
-        let scratch = context.scratch(floats: vFloats + mFloats + 6 * rowFloats)
+        // Per worker: V, M, the phase-split input rows, and room for the transforms' 76 vectors (64-byte aligned).
+        let vectorFloats = Conv2D.winogradTransformVectors * SIMDKernels.width
+        let scratch = context.scratch(floats: vFloats + mFloats + 6 * rowFloats + vectorFloats + 16)
         parallelFor(count: rowGroups * chunks, threads: context.threads) { task, worker in
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
             let v = scratch[worker], m = v + vFloats, phases = m + mFloats
+            let vectors = UnsafeMutableRawPointer(phases + 6 * rowFloats).alignedUp(toMultipleOf: 64)
+                .bindMemory(to: SIMDKernels.Vector.self, capacity: Conv2D.winogradTransformVectors)
             for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
                 winogradInputTransform(input, ty: ty0 + r, tx0: tx0, tiles: nb, v: v + r * rowStride, ld: ld,
-                                       rows: phases, rowFloats: rowFloats)
+                                       rows: phases, rowFloats: rowFloats, vectors: vectors)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
             for p in 0..<36 {
@@ -88,7 +94,7 @@ extension Conv2D {
                            lda: inChannels, b: v + p * ld, ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
             }
             for r in 0..<rows {
-                winogradOutputTransform(m + r * rowStride, ld: ld, into: output, ty: ty0 + r, tx0: tx0, tiles: n,
+                winogradOutputTransform(m + r * rowStride, ld: ld, vectors: vectors, into: output, ty: ty0 + r, tx0: tx0, tiles: n,
                                         epilogue: epilogue)
             }
         }
@@ -98,13 +104,13 @@ extension Conv2D {
     /// image); rows of V are `ld` apart.
     private func winogradInputTransform(_ input: TensorView, ty: Int, tx0: Int, tiles nb: Int,
                                         v: UnsafeMutablePointer<Float>, ld: Int,
-                                        rows: UnsafeMutablePointer<Float>, rowFloats: Int) {
+                                        rows: UnsafeMutablePointer<Float>, rowFloats: Int,
+                                        vectors: UnsafeMutablePointer<SIMDKernels.Vector>) {
         typealias V = SIMDKernels.Vector
         let h = input.height, w = input.width
         let x0 = 4 * tx0 - 1   // input column of the chunk's first patch column
         let phaseStride = nb + 2
-        withUnsafeTemporaryAllocation(of: V.self, capacity: 72) { scratch in
-        let d = scratch.baseAddress!, tmp = d + 36
+        let d = vectors, tmp = d + 36
         for ci in 0..<inChannels {
             let plane = input.plane(ci)
             // The 6 input rows of this tile row, zero-padded and split by column phase (x mod 4) into 4
@@ -153,16 +159,15 @@ extension Conv2D {
                 t += SIMDKernels.width
             }
         }
-        }
     }
 
     /// Y = Aᵀ M A per tile, plus the epilogue, written to the valid part of each 4×4 output tile.
-    private func winogradOutputTransform(_ m: UnsafeMutablePointer<Float>, ld: Int, into output: TensorView, ty: Int,
-                                         tx0: Int, tiles n: Int, epilogue: Epilogue) {
+    private func winogradOutputTransform(_ m: UnsafeMutablePointer<Float>, ld: Int,
+                                         vectors: UnsafeMutablePointer<SIMDKernels.Vector>, into output: TensorView,
+                                         ty: Int, tx0: Int, tiles n: Int, epilogue: Epilogue) {
         typealias V = SIMDKernels.Vector
         let h = output.height, w = output.width
-        withUnsafeTemporaryAllocation(of: V.self, capacity: 36 + 24 + 16) { scratch in
-        let mm = scratch.baseAddress!, tmp = mm + 36, ys = tmp + 24
+        let mm = vectors, tmp = mm + 36, ys = tmp + 24
         let tileOut = UnsafeMutableRawPointer(ys).assumingMemoryBound(to: Float.self)
         for co in 0..<outChannels {
             let plane = output.plane(co)
@@ -207,7 +212,6 @@ extension Conv2D {
                     SIMDKernels.addBiasReLUResidual(plane + offset, count: count, bias: 0, residual: r.plane(co) + offset)
                 }
             }
-        }
         }
     }
 }
