@@ -276,6 +276,37 @@ final class CLITests: XCTestCase {
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--json"]), mentions: "for a batch use --manifest")
     }
 
+    /// Mutated photos through the whole CLI: each run either succeeds with a valid PNG or fails with one
+    /// error line and leaves no output (more cases: SWIFTSEG_FUZZ_CASES).
+    func testMutatedPhotosThroughTheCLI() throws {
+        let cases = max(12, (Int(ProcessInfo.processInfo.environment["SWIFTSEG_FUZZ_CASES"] ?? "") ?? 0) / 25)
+        let seeds = try ["decode/progressive.jpg", "decode/palette-trns.png", "decode/orientation-6.jpg"].map {
+            [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/\($0)")))
+        }
+        var state: UInt64 = 99
+        func next() -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33)
+        }
+        for n in 0..<cases {
+            var bytes = seeds[n % seeds.count]
+            switch n % 3 {
+            case 0: bytes = Array(bytes.prefix(next() % bytes.count))
+            case 1: for _ in 0..<4 { bytes[next() % bytes.count] ^= UInt8(1 << (next() % 8)) }
+            default: bytes[8 + next() % 40] = UInt8(next() % 256)
+            }
+            let input = "\(tmp)/case\(n).img", out = "\(tmp)/case\(n).png"
+            try Data(bytes).write(to: URL(fileURLWithPath: input))
+            let r = try run(["infer", input, "--mask", "-o", out])
+            if r.status == 0 {
+                XCTAssertNotNil(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out))), "case \(n)")
+            } else {
+                assertCleanFailure(r, mentions: input)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: out), "case \(n) left \(out)")
+            }
+        }
+    }
+
     // MARK: run-tensor and inspect
 
     /// run-tensor's d0 vs ONNX Runtime's: --exact (GEMM) within 1e-4, the default (Winograd) within 1e-3.
