@@ -10,7 +10,7 @@ import SwiftsegRuntime
 ///
 /// let segmenter = try Segmenter()                          // embedded u2netp weights
 /// let photo = try Image(contentsOfFile: "photo.jpg")
-/// let mask = try segmenter.foregroundMask(for: photo)      // 8-bit soft mask, photo's size
+/// let mask = segmenter.foregroundMask(for: photo)          // 8-bit soft mask, photo's size
 /// try AtomicFile.write(try mask.image.pngData(), to: "mask.png")
 /// let cutout = segmenter.cutout(photo, mask: mask)         // RGBA, background transparent
 /// try AtomicFile.write(try cutout.pngData(), to: "cutout.png")
