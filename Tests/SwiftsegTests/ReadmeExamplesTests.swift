@@ -1,0 +1,65 @@
+import Foundation
+import Swiftseg
+import SwiftsegRuntime
+import XCTest
+
+/// The README's code examples, with fixture paths, so they keep compiling and working.
+final class ReadmeExamplesTests: XCTestCase {
+    let dir = NSTemporaryDirectory() + "swiftseg-readme-\(UUID().uuidString)"
+
+    override func setUpWithError() throws { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    func testBasicUsage() throws {
+        let segmenter = try Segmenter()
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/rocket.jpg"))
+        let mask = segmenter.foregroundMask(for: photo)
+        try AtomicFile.write(try mask.image.pngData(), to: "\(dir)/mask.png")
+        let cutout = segmenter.cutout(photo, mask: mask)
+        try AtomicFile.write(try cutout.pngData(), to: "\(dir)/cutout.png")
+        XCTAssertGreaterThan(mask.timings.networkMs, 0)
+        XCTAssertEqual(try Image(contentsOfFile: "\(dir)/cutout.png").channels, 4)
+
+        let model = try U2Net(source: .u2netp)
+        var config = Segmenter.Configuration()
+        config.threads = 1
+        let perThread = (0..<4).map { _ in Segmenter(model: model, configuration: config) }
+        XCTAssertEqual(perThread.count, 4)
+
+        let net = try U2Net(source: .u2netp)
+        let context = ExecutionContext(threads: 2)
+        let input = try NPY.read(path: Fixtures.path("photos/coffee-crop.input.npy"))
+        let d0 = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
+        net.forward(input.view, into: d0.view, context: context)
+        XCTAssertTrue(d0.values.allSatisfy { (0...1).contains($0) })
+    }
+
+    func testSubjectLifting() throws {
+        let segmenter = try Segmenter()
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/coins.png"))
+        let beach = try Image(contentsOfFile: Fixtures.path("photos/coffee.png"))
+        let observation = ForegroundInstanceMaskRequest(threshold: 0.5, minimumArea: 0.001).perform(on: photo, using: segmenter)
+        XCTAssertEqual(observation.allInstances.count, 22)
+        _ = observation.instanceMask[x: 10, y: 20]
+        let chosen = try observation.instances(forTapAt: NormalizedPoint(x: 0.5, y: 0.2))
+        let soft = try observation.scaledMask(forInstances: chosen)
+        let lifted = try observation.maskedImage(ofInstances: chosen, from: photo, croppedToInstancesExtent: true)
+        let subjects = try observation.subjects(in: photo)
+        let both = try observation.image(for: Array(subjects.prefix(2)), from: photo)
+        let postcard = try Compositing.render(photo, mask: soft, background: .image(beach), effect: .blur())
+        let boxes = observation.saliency.salientObjects
+        let pixels = VisionGeometry.imageRect(for: boxes[0], width: photo.width, height: photo.height)
+        XCTAssertEqual(postcard.width, photo.width)
+        XCTAssertEqual(lifted.channels, 4)
+        XCTAssertEqual(both.channels, 4)
+        XCTAssertFalse(pixels.isEmpty)
+
+        var options = LiftingOptions()
+        options.output = .composite(background: .color(RGB(255, 255, 255)), effect: nil)
+        options.selection = .point(NormalizedPoint(x: 0.5, y: 0.5))
+        options.crop = true
+        let result = try segmenter.lift(photo, options: options)
+        try AtomicFile.write(try result.image.pngData(), to: "\(dir)/subject.png")
+        XCTAssertEqual(result.image.channels, 3)
+    }
+}
