@@ -1,5 +1,16 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
+
+// The SIMD kernels (Sources/SwiftsegKernels) are compiled twice: for the baseline CPU (any x86-64: SSE2; any
+// arm64: NEON) and, as SwiftsegKernelsAVX512 (symlinks to the same files), for AVX-512 with FMA. The runtime
+// picks one when it starts (SwiftsegRuntime/Ops/Kernels.swift), so one binary runs everywhere and uses 512-bit
+// registers where the CPU has them. `-target-cpu` is an unsafe flag; since tools version 6.2 SwiftPM accepts
+// those in dependencies too. On other architectures the second copy is built like the first and never chosen.
+#if arch(x86_64)
+let avx512Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"]), .define("SWIFTSEG_AVX512")]
+#else
+let avx512Kernels: [SwiftSetting] = []
+#endif
 
 let package = Package(
     name: "swiftseg",
@@ -18,7 +29,11 @@ let package = Package(
 
         // MARK: Implementation details
         // Tensor, ops (reference + fast kernels side by side), BLAS seam, U²-Net model, weights.
-        .target(name: "SwiftsegRuntime", dependencies: ["SwiftsegEmbeddedWeights"]),
+        .target(name: "SwiftsegRuntime",
+                dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX512", "SwiftsegEmbeddedWeights"]),
+        // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX-512 (see the top of this file).
+        .target(name: "SwiftsegKernels"),
+        .target(name: "SwiftsegKernelsAVX512", swiftSettings: avx512Kernels),
         // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
         .target(
             name: "SwiftsegEmbeddedWeights",

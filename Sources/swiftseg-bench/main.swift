@@ -11,7 +11,7 @@ let help = """
     OVERVIEW: Benchmark the U²-Net forward pass (no timing assertions; numbers for PERF.md).
 
     USAGE: swiftseg-bench [--model M[,M…]] [--size S[,S…]] [--threads N[,N…]] [--iterations I] [--warmup W]
-                          [--policy auto|gemm|winograd|reference] [--json]
+                          [--policy auto|gemm|winograd|reference] [--isa baseline|avx512[,…]] [--json]
 
     OPTIONS:
       --model         u2netp (default), u2net, or a .safetensors path; a comma list sweeps.
@@ -20,6 +20,8 @@ let help = """
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
       --policy        Convolution kernels: auto (default), gemm, winograd, reference.
+      --isa           Build of the SIMD kernels: avx512 (default where the CPU has it) or baseline;
+                      a comma list sweeps.
       --soak N        Instead: run N photos (the committed samples, repeated) through the whole batch
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
@@ -34,6 +36,7 @@ let help = """
 struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
+    var isas = [KernelISA.best]
     var soak = 0, jobs = 2
 }
 
@@ -70,6 +73,14 @@ func parseOptions(_ args: [String]) -> Options {
                 die("--policy must be one of \(ConvKernelPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             o.policy = p
+        case "--isa":
+            o.isas = value().split(separator: ",").map { name in
+                guard let isa = KernelISA(rawValue: String(name)) else {
+                    die("--isa must be one of \(KernelISA.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                guard isa.isSupported else { die("this CPU cannot run the \(isa.rawValue) kernels") }
+                return isa
+            }
         case "--json": o.json = true
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
@@ -115,8 +126,8 @@ let cpu = CPUFeatures.current.summary
 let blas = BLAS.backend  // loads OpenBLAS (choosing its core type) before anything runs
 if !options.json {
     print("cpu: \(cpu)\nblas: \(blas)\ncommit: \(commit), policy: \(options.policy.rawValue), iterations: \(options.iterations), warm-up: \(options.warmup)\n")
-    print("| model | size | threads | median ms | min ms | GFLOP/s | plan MB | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| model | size | threads | isa | median ms | min ms | GFLOP/s | plan MB | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
 }
 
 var stageTables: [String] = []
@@ -124,8 +135,9 @@ for modelName in options.models {
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: modelName)) } catch { die("\(error)") }
     for size in options.sizes {
-        for threads in options.threads {
+        for threads in options.threads { for isa in options.isas {
             let context = ExecutionContext(threads: threads, policy: options.policy)
+            context.isa = isa
             let input = Tensor(channels: 3, height: size, width: size)
             for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 }
             let output = Tensor(channels: 1, height: size, width: size)
@@ -161,6 +173,7 @@ for modelName in options.models {
                 let object: [String: Any] = [
                     "model": model.configuration.variant, "size": size, "threads": threads,
                     "iterations": options.iterations, "warmup": options.warmup, "policy": options.policy.rawValue,
+                    "isa": isa.rawValue,
                     "median_ms": med, "min_ms": best, "gflops": gflops, "gflop_per_image": flops / 1e9,
                     "samples_ms": samples, "stages_median_ms": Dictionary(uniqueKeysWithValues: stages),
                     "ops_median_ms": Dictionary(uniqueKeysWithValues: opTimes),
@@ -169,9 +182,9 @@ for modelName in options.models {
                 let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print(String(format: "| %@ | %d | %d | %.1f | %.1f | %.1f | %.0f | %.0f |", model.configuration.variant,
-                             size, threads, med, best, gflops, Double(context.reservedBytes) / 1e6, rss))
-                var table = "\(model.configuration.variant) @\(size), \(threads) thread(s): median ms per stage\n"
+                print(String(format: "| %@ | %d | %d | %@ | %.1f | %.1f | %.1f | %.0f | %.0f |", model.configuration.variant,
+                             size, threads, isa.rawValue, med, best, gflops, Double(context.reservedBytes) / 1e6, rss))
+                var table = "\(model.configuration.variant) @\(size), \(threads) thread(s), \(isa.rawValue): median ms per stage\n"
                 for (name, ms) in stages {
                     table += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%8.2f\n", ms)
                 }
@@ -181,7 +194,7 @@ for modelName in options.models {
                 }
                 stageTables.append(table)
             }
-        }
+        } }
     }
 }
 if !options.json { print("\n" + stageTables.joined(separator: "\n"), terminator: "") }

@@ -40,23 +40,27 @@ final class ConvTests: XCTestCase {
             conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
             for threads in [1, 2] {
                 for policy in [ConvKernelPolicy.gemm, .winograd, .auto] {
-                    let out = Tensor(channels: cout, height: h, width: w)
-                    conv.forward(x.view, into: out.view, epilogue: epilogue,
-                                 context: ExecutionContext(threads: threads, policy: policy))
-                    let diff = maxAbsDiff(out.view, expected.view)
-                    XCTAssertLessThanOrEqual(diff, 1e-4 * Float(cin * kernel * kernel).squareRoot(),
-                        "cin \(cin) cout \(cout) k \(kernel) d \(dilation) \(h)×\(w) \(epilogue) threads \(threads) \(policy)")
+                    for isa in supportedISAs {
+                        let out = Tensor(channels: cout, height: h, width: w)
+                        let context = ExecutionContext(threads: threads, policy: policy)
+                        context.isa = isa
+                        conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
+                        let diff = maxAbsDiff(out.view, expected.view)
+                        XCTAssertLessThanOrEqual(diff, 1e-4 * Float(cin * kernel * kernel).squareRoot(),
+                            "cin \(cin) cout \(cout) k \(kernel) d \(dilation) \(h)×\(w) \(epilogue) threads \(threads) \(policy) \(isa)")
+                    }
                 }
             }
         }
     }
 
     /// Winograd F(4×4, 3×3) against the reference, over every tile-edge case (sizes 1…21 and a chunk boundary
-    /// past 64 tiles), 1- and 3-channel edges and wide layers, all epilogues.
+    /// past 64 tiles), 1- and 3-channel edges and wide layers, all epilogues, each build of the kernels the CPU
+    /// can run.
     func testWinogradMatchesReference() {
         var rng = SplitMix64(seed: 19)
         let shapes = [(1, 1, 1, 1), (3, 8, 5, 7), (16, 16, 9, 13), (32, 64, 20, 21), (64, 32, 3, 259), (128, 64, 17, 16),
-                      (2, 3, 21, 4), (48, 1, 8, 8)]
+                      (2, 3, 21, 4), (48, 1, 8, 8), (5, 9, 6, 130), (24, 40, 11, 64), (7, 13, 4, 63)]
         for (n, (cin, cout, h, w)) in shapes.enumerated() {
             let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(n))
             let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(100 + n))
@@ -66,12 +70,16 @@ final class ConvTests: XCTestCase {
                               bias: bias.data, prepareWinograd: true)
             XCTAssertTrue(conv.supportsWinograd)
             for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
-                let expected = Tensor(channels: cout, height: h, width: w), out = Tensor(channels: cout, height: h, width: w)
+                let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
-                conv.winogradForward(x.view, into: out.view, epilogue: epilogue,
-                                     context: ExecutionContext(threads: 1 + rng.nextInt(0...1)))
-                XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
-                                         "\(cin)→\(cout) \(h)×\(w) \(epilogue)")
+                for isa in supportedISAs {
+                    let out = Tensor(channels: cout, height: h, width: w)
+                    let context = ExecutionContext(threads: 1 + rng.nextInt(0...1))
+                    context.isa = isa
+                    conv.winogradForward(x.view, into: out.view, epilogue: epilogue, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
+                                             "\(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
+                }
             }
         }
         // Dilated or 1×1 convs never take the Winograd path.
@@ -79,6 +87,18 @@ final class ConvTests: XCTestCase {
         let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareWinograd: true)
         XCTAssertFalse(dilated.supportsWinograd)
         XCTAssertEqual(dilated.selectKernel(policy: .winograd), .gemm)
+    }
+
+    /// The AVX-512 build is chosen wherever the CPU has AVX-512, so the tests above exercise it on such
+    /// machines rather than silently testing only the baseline build.
+    func testBestISAFollowsCPU() {
+        XCTAssertTrue(KernelISA.baseline.isSupported)
+        #if arch(x86_64)
+        XCTAssertEqual(KernelISA.best, CPUFeatures.current.hasAVX512 ? .avx512 : .baseline)
+        #else
+        XCTAssertEqual(KernelISA.best, .baseline)
+        #endif
+        XCTAssertEqual(ExecutionContext().isa, KernelISA.best)
     }
 
     /// A conv writing into a channel slice (how concatenation is done) leaves the other channels alone.
@@ -96,3 +116,6 @@ final class ConvTests: XCTestCase {
         for c in [0, 3, 4] { XCTAssertTrue(UnsafeBufferPointer(start: cat.view.plane(c), count: 63).allSatisfy { $0 == 42 }) }
     }
 }
+
+/// The builds of the SIMD kernels this CPU can run (both on an AVX-512 machine).
+let supportedISAs = KernelISA.allCases.filter(\.isSupported)

@@ -10,10 +10,15 @@ final class U2NetTests: XCTestCase {
         let input = try NPY.read(path: Fixtures.path("photos/\(name).input.npy"))
         let expected = try NPY.read(path: Fixtures.path("photos/\(name).d0.npy"))
         for (policy, bound) in [(ConvKernelPolicy.gemm, Float(1e-4)), (.auto, 1e-3)] {
-            let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
-            Self.net.forward(input.view, into: output.view, context: ExecutionContext(threads: threads, policy: policy))
-            let diff = maxAbsDiff(output.view, expected.view)
-            XCTAssertLessThanOrEqual(diff, bound, "\(name) \(policy): max |Δd0| vs ONNX Runtime", file: file, line: line)
+            for isa in supportedISAs {
+                let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
+                let context = ExecutionContext(threads: threads, policy: policy)
+                context.isa = isa
+                Self.net.forward(input.view, into: output.view, context: context)
+                let diff = maxAbsDiff(output.view, expected.view)
+                XCTAssertLessThanOrEqual(diff, bound, "\(name) \(policy) \(isa): max |Δd0| vs ONNX Runtime",
+                                         file: file, line: line)
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import SwiftsegKernels
 /// Pure-Swift GEMM: the reference (oracle for tests) and a cache-blocked fallback used when OpenBLAS is absent.
 /// Both compute C[m×n] = A[m×k] · B[k×n], row-major, overwriting C.
 public enum GEMM {

@@ -1,3 +1,4 @@
+import SwiftsegKernels
 /// A square 2-D convolution, stride 1, "same" padding (`dilation · (kernel-1)/2`), with its bias.
 ///
 /// U²-Net uses only 3×3 convs with dilation 1, 2, 4 or 8 (padding = dilation) and one 1×1 conv; BatchNorm is

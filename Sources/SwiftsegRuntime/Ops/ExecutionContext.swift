@@ -19,6 +19,11 @@ public enum ConvKernelPolicy: String, Sendable, CaseIterable {
 public final class ExecutionContext {
     public let threads: Int
     public var policy: ConvKernelPolicy
+    /// Which build of the SIMD kernels runs; defaults to the fastest this CPU supports.
+    public var isa: KernelISA = .best {
+        didSet { precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels") }
+    }
+    var kernels: Kernels { Kernels.of(isa) }
     public let arena = Arena()
     /// Set to collect per-stage wall times (the benchmark does); nil costs nothing.
     public var profile: StageProfile?

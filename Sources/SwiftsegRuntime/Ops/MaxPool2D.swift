@@ -1,3 +1,4 @@
+import SwiftsegKernels
 /// U²-Net's pooling: MaxPool 2×2, stride 2, `ceil_mode=True`, so an odd edge row/column forms a window of its own.
 public enum MaxPool2D {
     /// Output size for an input extent: ⌈n / 2⌉.

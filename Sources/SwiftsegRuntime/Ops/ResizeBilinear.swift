@@ -1,3 +1,4 @@
+import SwiftsegKernels
 /// Bilinear resize with PyTorch's `align_corners=False` convention (ONNX `pytorch_half_pixel`): U²-Net's
 /// `_upsample_like`. Source coordinate `(x + 0.5) / scale - 0.5` with `scale = outSize / inSize`, clamped to
 /// the input, as ONNX Runtime computes it (in Float).

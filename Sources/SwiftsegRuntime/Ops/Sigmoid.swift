@@ -1,3 +1,4 @@
+import SwiftsegKernels
 /// Logistic sigmoid, 1 / (1 + e^-x): the network's output activation.
 public enum Sigmoid {
     /// Scalar loop in Double: the reference.

@@ -1,6 +1,7 @@
 /// The runtime's SIMD layer: every vector loop lives here, written over `SIMDKernels.Vector` with an explicit
-/// scalar tail. Other files call these instead of writing their own vector code, so a change of vector width or
-/// an ISA-specific variant is made in this one file.
+/// scalar tail. Other files call these instead of writing their own vector code, so a change of vector width is
+/// made in this one file. This module is compiled twice (see Package.swift): as `SwiftsegKernels` for the
+/// baseline CPU and as `SwiftsegKernelsAVX512`; `SwiftsegRuntime/Ops/Kernels.swift` picks one at run time.
 public enum SIMDKernels {
     /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
     public typealias Vector = SIMD16<Float>
@@ -19,6 +20,33 @@ public enum SIMDKernels {
     /// (Concrete overloads: generic SIMD code falls back to lane-by-lane loops too.)
     @inlinable @inline(__always) static func max(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
         a.replacing(with: b, where: a .< b)
+    }
+
+    /// a·b + c, fused where the build has FMA (the AVX-512 build and arm64); a multiply and an add on baseline
+    /// x86-64, where `addingProduct` would become a library call per lane.
+    @inlinable @inline(__always) static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
+        #if SWIFTSEG_AVX512 || arch(arm64)
+        c.addingProduct(a, b)
+        #else
+        a * b + c
+        #endif
+    }
+
+    /// Lanes `q, q+4, q+8, …` of the 64 floats `a0 ‖ a1 ‖ a2 ‖ a3`: one column phase of four consecutive
+    /// vectors (LLVM turns it into two-source permutes, `vpermt2ps` on AVX-512).
+    @inlinable @inline(__always) static func phase(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector,
+                                                   _ q: Int) -> Vector {
+        Vector(a0[q], a0[4 + q], a0[8 + q], a0[12 + q], a1[q], a1[4 + q], a1[8 + q], a1[12 + q],
+               a2[q], a2[4 + q], a2[8 + q], a2[12 + q], a3[q], a3[4 + q], a3[8 + q], a3[12 + q])
+    }
+
+    /// The inverse of ``phase(_:_:_:_:_:)``: lanes `16k …< 16k+16` of the 64 floats whose phase `j` is `pj`
+    /// (element `4i + j` is `pj[i]`).
+    @inlinable @inline(__always) static func interleaved(_ p0: Vector, _ p1: Vector, _ p2: Vector, _ p3: Vector,
+                                                         _ k: Int) -> Vector {
+        let i = 4 * k
+        return Vector(p0[i], p1[i], p2[i], p3[i], p0[i + 1], p1[i + 1], p2[i + 1], p3[i + 1],
+                      p0[i + 2], p1[i + 2], p2[i + 2], p3[i + 2], p0[i + 3], p1[i + 3], p2[i + 3], p3[i + 3])
     }
 
 

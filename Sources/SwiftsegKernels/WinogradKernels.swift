@@ -1,0 +1,221 @@
+/// The Winograd F(4×4, 3×3) transforms (Lavin & Gray 2015) on raw channel planes, 16 tiles per SIMD vector.
+/// `SwiftsegRuntime/Ops/Conv2D+Winograd.swift` owns the tiling, the weights and the channel mixing between
+/// these two transforms; this file is only the arithmetic, so that it can be compiled for each instruction set.
+///
+/// Layouts: V and M are channel-major, `[channel][36][ld]` (element `t` of row `channel·36 + p` is position
+/// `p` of tile `t`), so each transform touches one contiguous block.
+public enum WinogradKernels {
+    typealias Vector = SIMDKernels.Vector
+    static let width = SIMDKernels.width
+
+    /// Floats of scratch ``inputTransform(input:channels:height:width:tileRow:firstTile:tiles:v:ld:scratch:)``
+    /// needs for `tiles` tiles (the caller's buffer need not be aligned).
+    public static func inputScratchFloats(tiles nb: Int) -> Int {
+        let rowLength = 4 * nb + 64
+        return 64 + 6 * rowLength + 72 * width + 16
+    }
+
+    /// Floats of scratch ``outputTransform(m:ld:channels:bias:output:height:width:tileRow:firstTile:tiles:relu:residual:scratch:)``
+    /// needs.
+    public static let outputScratchFloats = 76 * 16 + 16
+
+    /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
+    /// outside the image), for every channel of `input` (`channels` planes of `height × width`). `nb` is a
+    /// multiple of 16; all `nb` columns are written, zeros past the image, so no GEMM column is uninitialised.
+    @inline(never)
+    public static func inputTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
+                                      tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
+                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
+        let x0 = 4 * tx0 - 1          // input column of the first patch column
+        let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
+        let phaseStride = rowLength / 4
+        let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
+        let phases = padded + 64              // 6 rows × 4 column phases × phaseStride
+        let vectors = UnsafeMutableRawPointer(phases + 6 * rowLength).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Vector.self, capacity: 72)
+        let d = vectors, tmp = d + 36
+        for ci in 0..<channels {
+            let plane = input + ci * h * w
+            // The 6 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
+            // of 16 consecutive tiles is one contiguous vector: phase[c mod 4][tile + c / 4 …].
+            for r in 0..<6 {
+                let rowPhases = phases + r * rowLength
+                let y = 4 * ty - 1 + r
+                guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
+                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases)
+            }
+            var t = 0
+            while t < nb {
+                for r in 0..<6 {
+                    let row = phases + r * rowLength + t
+                    for c in 0..<6 { d[r * 6 + c] = SIMDKernels.load(row + (c & 3) * phaseStride + (c >> 2)) }
+                }
+                // Bᵀ d (columns), then (Bᵀ d) B (rows).
+                for c in 0..<6 {
+                    let d0 = d[c], d1 = d[6 + c], d2 = d[12 + c], d3 = d[18 + c], d4 = d[24 + c], d5 = d[30 + c]
+                    tmp[c] = 4 * d0 - 5 * d2 + d4
+                    tmp[6 + c] = -4 * (d1 + d2) + d3 + d4
+                    tmp[12 + c] = 4 * (d1 - d2) - d3 + d4
+                    tmp[18 + c] = 2 * (d3 - d1) - d2 + d4
+                    tmp[24 + c] = 2 * (d1 - d3) - d2 + d4
+                    tmp[30 + c] = 4 * d1 - 5 * d3 + d5
+                }
+                for i in 0..<6 {
+                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
+                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
+                    let row = v + (ci * 36 + i * 6) * ld + t, step = ld
+                    SIMDKernels.store(4 * t0 - 5 * t2 + t4, row)
+                    SIMDKernels.store(-4 * (t1 + t2) + t3 + t4, row + step)
+                    SIMDKernels.store(4 * (t1 - t2) - t3 + t4, row + 2 * step)
+                    SIMDKernels.store(2 * (t3 - t1) - t2 + t4, row + 3 * step)
+                    SIMDKernels.store(2 * (t1 - t3) - t2 + t4, row + 4 * step)
+                    SIMDKernels.store(4 * t1 - 5 * t3 + t5, row + 5 * step)
+                }
+                t += width
+            }
+        }
+    }
+
+    /// Y = Aᵀ M A + bias for tiles `tx0 ..< tx0 + n` of tile row `ty`, then ReLU (if `relu`) and the residual
+    /// (if given, same layout as `output`), written to the part of each 4×4 tile inside the image.
+    @inline(never)
+    public static func outputTransform(m: UnsafePointer<Float>, ld: Int, channels: Int, bias: UnsafePointer<Float>,
+                                       output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
+                                       tileRow ty: Int, firstTile tx0: Int, tiles n: Int, relu: Bool,
+                                       residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
+        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 76)
+        let mm = vectors, tmp = mm + 36, ys = tmp + 24
+        let zero = Vector(repeating: 0)
+        for co in 0..<channels {
+            let plane = output + co * h * w
+            let res = residual.map { $0 + co * h * w }
+            let b = Vector(repeating: bias[co])
+            var t = 0
+            while t < n {
+                for p in 0..<36 { mm[p] = SIMDKernels.load(m + (co * 36 + p) * ld + t) }
+                // Aᵀ M: 4 × 6
+                for c in 0..<6 {
+                    let m0 = mm[c], m1 = mm[6 + c], m2 = mm[12 + c], m3 = mm[18 + c], m4 = mm[24 + c], m5 = mm[30 + c]
+                    tmp[c] = m0 + m1 + m2 + m3 + m4
+                    tmp[6 + c] = m1 - m2 + 2 * (m3 - m4)
+                    tmp[12 + c] = m1 + m2 + 4 * (m3 + m4)
+                    tmp[18 + c] = m1 - m2 + 8 * (m3 - m4) + m5
+                }
+                // (Aᵀ M) A + bias: ys[i·4 + j] = output (i, j) of 16 tiles.
+                for i in 0..<4 {
+                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
+                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
+                    ys[i * 4] = t0 + t1 + t2 + t3 + t4 + b
+                    ys[i * 4 + 1] = t1 - t2 + 2 * (t3 - t4) + b
+                    ys[i * 4 + 2] = t1 + t2 + 4 * (t3 + t4) + b
+                    ys[i * 4 + 3] = t1 - t2 + 8 * (t3 - t4) + t5 + b
+                }
+                // Interleave each output row's 4 column vectors into 64 pixels (4 per tile), with the epilogue.
+                let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
+                for i in 0..<4 where 4 * ty + i < h {
+                    let offset = (4 * ty + i) * w + ox0
+                    #if SWIFTSEG_AVX512 || arch(arm64)
+                    if count == 4 * width {  // permutes, epilogue in registers
+                        let y0 = ys[i * 4], y1 = ys[i * 4 + 1], y2 = ys[i * 4 + 2], y3 = ys[i * 4 + 3]
+                        for k in 0..<4 {
+                            var o = SIMDKernels.interleaved(y0, y1, y2, y3, k)
+                            if relu { o = SIMDKernels.max(o, zero) }
+                            if let res { o += SIMDKernels.load(res + offset + k * width) }
+                            SIMDKernels.store(o, plane + offset + k * width)
+                        }
+                        continue
+                    }
+                    #endif
+                    // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no
+                    // cheap permute), the epilogue in a vector pass below.
+                    let row = UnsafeRawPointer(ys + i * 4).assumingMemoryBound(to: Float.self)
+                    for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
+                    #if SWIFTSEG_AVX512 || arch(arm64)
+                    if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
+                    #endif
+                }
+                t += width
+            }
+            #if !(SWIFTSEG_AVX512 || arch(arm64))
+            if relu {  // ReLU / residual over the rows this call wrote (the bias is already in)
+                let ox0 = 4 * tx0, count = min(4 * n, w - ox0)
+                for i in 0..<4 where 4 * ty + i < h {
+                    let offset = (4 * ty + i) * w + ox0
+                    epilogue(plane + offset, count: count, residual: res.map { $0 + offset })
+                }
+            }
+            #endif
+        }
+    }
+
+    /// p[i] = max(p[i], 0) (+ residual[i])
+    @inline(__always)
+    static func epilogue(_ p: UnsafeMutablePointer<Float>, count: Int, residual: UnsafePointer<Float>?) {
+        if let residual {
+            SIMDKernels.addBiasReLUResidual(p, count: count, bias: 0, residual: residual)
+        } else {
+            SIMDKernels.addBiasReLU(p, count: count, bias: 0)
+        }
+    }
+
+    /// phases[q · length/4 + k] = pixel `x0 + 4k + q` of `row` (zero outside `0 ..< width`), for `length` pixels
+    /// from `x0` (a multiple of 64).
+    @inline(__always)
+    static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
+                            padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
+        let stride = length / 4
+        #if SWIFTSEG_AVX512 || arch(arm64)
+        // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
+        // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last
+        // tile: phases 0 and 1), so that block is two scalars.
+        let pixel = { (x: Int) -> Float in x >= 0 && x < w ? row[x] : 0 }
+        var k = 0
+        while k < stride - width {
+            let x = x0 + 4 * k
+            let block: UnsafePointer<Float>
+            if x >= 0 && x + 64 <= w {
+                block = row + x
+            } else {
+                let lo = Swift.max(0, -x), hi = Swift.min(64, w - x)   // pixels inside the image: lo ..< hi
+                fill(padded, count: lo)
+                copy(row + x + lo, to: padded + lo, count: hi - lo)
+                fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
+                block = UnsafePointer(padded)
+            }
+            let a0 = SIMDKernels.load(block), a1 = SIMDKernels.load(block + 16)
+            let a2 = SIMDKernels.load(block + 32), a3 = SIMDKernels.load(block + 48)
+            SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 0), phases + k)
+            SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 1), phases + stride + k)
+            SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 2), phases + 2 * stride + k)
+            SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 3), phases + 3 * stride + k)
+            k += width
+        }
+        phases[k] = pixel(x0 + 4 * k)
+        phases[stride + k] = pixel(x0 + 4 * k + 1)
+        #else
+        // Baseline x86-64: SSE2 has no cheap 4-way permute, so a strided scalar copy is faster.
+        for q in 0..<4 {
+            let dst = phases + q * stride
+            var k = 0, x = x0 + q
+            while k < stride && x < 0 { dst[k] = 0; k &+= 1; x &+= 4 }
+            while k < stride && x < w { dst[k] = row[x]; k &+= 1; x &+= 4 }
+            while k < stride { dst[k] = 0; k &+= 1 }
+        }
+        #endif
+    }
+
+    // Plain loops instead of the standard library's generic `update(repeating:)`/`update(from:)`: their
+    // specialisations would be linked once for both builds of this module (see Package.swift).
+    @inline(__always) static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        let zero = Vector(repeating: 0)
+        while i + width <= count { SIMDKernels.store(zero, p + i); i += width }
+        while i < count { p[i] = 0; i += 1 }
+    }
+
+    @inline(__always) static func copy(_ src: UnsafePointer<Float>, to dst: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + width <= count { SIMDKernels.store(SIMDKernels.load(src + i), dst + i); i += width }
+        while i < count { dst[i] = src[i]; i += 1 }
+    }
+}

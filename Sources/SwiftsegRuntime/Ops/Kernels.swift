@@ -1,0 +1,70 @@
+import SwiftsegKernels
+import SwiftsegKernelsAVX512
+
+/// Which build of the SIMD kernels module runs (Package.swift compiles it twice).
+///
+/// ```swift
+/// let ctx = ExecutionContext(threads: 2)
+/// ctx.isa = .baseline   // e.g. to compare against the AVX-512 build
+/// ```
+public enum KernelISA: String, Sendable, CaseIterable {
+    /// Built for the architecture's baseline (x86-64 SSE2, arm64 NEON): runs on every CPU.
+    case baseline
+    /// Built with `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL and FMA): needs such a CPU.
+    case avx512
+
+    /// The fastest build this CPU can run.
+    public static let best: KernelISA = avx512.isSupported ? .avx512 : .baseline
+
+    /// Whether this CPU (and OS) can run this build.
+    public var isSupported: Bool {
+        switch self {
+        case .baseline: return true
+        case .avx512:
+            #if arch(x86_64)
+            return CPUFeatures.current.hasAVX512
+            #else
+            return false
+            #endif
+        }
+    }
+}
+
+/// The kernels of one ``KernelISA`` build, as function values: the single place the runtime switches between
+/// the builds. Call sites read `context.kernels.winogradInput(…)`.
+struct Kernels: Sendable {
+    typealias WinogradInput = @Sendable (_ input: UnsafePointer<Float>, _ channels: Int, _ height: Int, _ width: Int,
+                                         _ tileRow: Int, _ firstTile: Int, _ tiles: Int,
+                                         _ v: UnsafeMutablePointer<Float>, _ ld: Int,
+                                         _ scratch: UnsafeMutablePointer<Float>) -> Void
+    typealias WinogradOutput = @Sendable (_ m: UnsafePointer<Float>, _ ld: Int, _ channels: Int,
+                                          _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
+                                          _ height: Int, _ width: Int, _ tileRow: Int, _ firstTile: Int,
+                                          _ tiles: Int, _ relu: Bool, _ residual: UnsafePointer<Float>?,
+                                          _ scratch: UnsafeMutablePointer<Float>) -> Void
+
+    let winogradInput: WinogradInput
+    let winogradOutput: WinogradOutput
+
+    static let baseline = Kernels(
+        winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
+        winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform)
+
+    static let avx512 = Kernels(
+        winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
+        winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform)
+
+    static func of(_ isa: KernelISA) -> Kernels {
+        precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")
+        switch isa {
+        case .baseline: return baseline
+        case .avx512: return avx512
+        }
+    }
+
+    /// Scratch sizes are the same in both builds (same source).
+    static func winogradInputScratchFloats(tiles: Int) -> Int {
+        SwiftsegKernels.WinogradKernels.inputScratchFloats(tiles: tiles)
+    }
+    static var winogradOutputScratchFloats: Int { SwiftsegKernels.WinogradKernels.outputScratchFloats }
+}
