@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-.build/release}
-symbols() { nm --defined-only "$build/$1.build/"*.o | awk '$2 ~ /^[TtWwVv]$/ {print $3}' | sort -u; }
+symbols() { nm --defined-only "$build/$1.build/"*.o | awk '$2 ~ /^[TtWw]$/ {print $3}' | sort -u; }
 shared=$(comm -12 <(symbols SwiftsegKernels) <(symbols SwiftsegKernelsAVX512))
 if [ -n "$shared" ]; then
   echo "code symbols defined by both kernel builds (would be merged by the linker):" >&2
