@@ -48,7 +48,8 @@ let package = Package(
         .systemLibrary(name: "_CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
 
         // MARK: Tests
-        .testTarget(name: "SwiftsegRuntimeTests", dependencies: ["SwiftsegRuntime"]),
+        .testTarget(name: "SwiftsegRuntimeTests",
+                    dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX512"]),
         .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg"]),
         .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg"]),
     ]

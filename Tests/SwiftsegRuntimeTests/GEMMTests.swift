@@ -1,3 +1,5 @@
+import SwiftsegKernels
+import SwiftsegKernelsAVX512
 import SwiftsegRuntime
 import XCTest
 
@@ -21,6 +23,44 @@ final class GEMMTests: XCTestCase {
                     XCTAssertEqual(blas.data[i * ldc + j], expected.data[i * ldc + j], accuracy: tolerance, "BLAS \(m)×\(n)×\(k)")
                     XCTAssertEqual(swift.data[i * ldc + j], expected.data[i * ldc + j], accuracy: tolerance, "Swift \(m)×\(n)×\(k)")
                 }
+            }
+        }
+    }
+
+    /// The Winograd channel-mix kernel (WinogradKernels.gemm, both builds) against the Double reference: rows
+    /// not a multiple of the 8-row block, columns not a multiple of the vector, leading dimensions with gaps.
+    /// It computes whole 16-column vectors, so C is checked up to there and must be untouched beyond.
+    func testWinogradGEMMKernelMatchesReference() {
+        typealias Kernel = (Int, Int, Int, UnsafePointer<Float>, Int, UnsafePointer<Float>, Int,
+                            UnsafeMutablePointer<Float>, Int) -> Void
+        var kernels: [(String, Kernel)] = [("baseline", SwiftsegKernels.WinogradKernels.gemm)]
+        if KernelISA.avx512.isSupported { kernels.append(("avx512", SwiftsegKernelsAVX512.WinogradKernels.gemm)) }
+        var rng = SplitMix64(seed: 23)
+        for trial in 0..<40 {
+            let m = rng.nextInt(1...27), n = rng.nextInt(1...90), k = rng.nextInt(1...70)
+            let columns = (n + 15) / 16 * 16
+            let lda = k + rng.nextInt(0...5), ldb = columns + rng.nextInt(0...9), ldc = columns + rng.nextInt(0...9)
+            let a = randomTensor(channels: 1, height: m, width: lda, seed: UInt64(trial))
+            let b = randomTensor(channels: 1, height: k, width: ldb, seed: UInt64(500 + trial))
+            let expected = Tensor(shape: [m * ldc])
+            GEMM.reference(m: m, n: columns, k: k, a: a.data, lda: lda, b: b.data, ldb: ldb, c: expected.data, ldc: ldc)
+            for (name, gemm) in kernels {
+                let c = Tensor(shape: [m * ldc + 8])
+                for i in 0..<c.count { c.data[i] = 12345 }
+                gemm(m, n, k, a.data, lda, b.data, ldb, c.data, ldc)
+                let tolerance = 1e-5 * Float(k).squareRoot() * 4
+                for i in 0..<m {
+                    for j in 0..<ldc {
+                        let got = c.data[i * ldc + j]
+                        if j < columns {
+                            XCTAssertEqual(got, expected.data[i * ldc + j], accuracy: tolerance,
+                                           "\(name) \(m)×\(n)×\(k) at \(i),\(j)")
+                        } else {
+                            XCTAssertEqual(got, 12345, "\(name) wrote past its columns at \(i),\(j)")
+                        }
+                    }
+                }
+                XCTAssertTrue((m * ldc..<c.count).allSatisfy { c.data[$0] == 12345 }, "\(name) wrote past C")
             }
         }
     }

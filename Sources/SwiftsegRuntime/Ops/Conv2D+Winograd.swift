@@ -1,7 +1,8 @@
 /// Winograd F(4×4, 3×3) convolution (Lavin & Gray 2015) for 3×3, dilation 1: each 4×4 output tile costs 36
 /// multiplies per input/output channel pair instead of 144. Weights are transformed once at load
 /// (`U = G g Gᵀ`, laid out as 36 matrices of `outChannels × inChannels`); per tile row, inputs are transformed
-/// (`V = Bᵀ d B`), the 36 channel mixes run as 36 `BLAS.sgemm`s, and outputs are transformed back
+/// (`V = Bᵀ d B`), the 36 channel mixes run as 36 GEMMs (the kernels' own register-blocked GEMM in the AVX-512
+/// build, `BLAS.sgemm` otherwise), and outputs are transformed back
 /// (`Y = Aᵀ M A`) with the bias/ReLU/residual epilogue. Transforms (SwiftsegKernels/WinogradKernels.swift, one
 /// build per instruction set) run on 16 tiles at a time in SIMD. V and M
 /// are stored channel-major (`[channel][36][tile]`, the GEMMs striding over it) so that each transform touches
@@ -72,7 +73,9 @@ extension Conv2D {
         var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / rowStride)
         rowsPerTask = max(1, min(rowsPerTask, (tilesY + context.threads - 1) / context.threads))
         let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
-        let ld = (rowsPerTask - 1) * rowStride + nb      // V/M row length: the GEMMs' leading dimension
+        // V/M row length, the GEMMs' leading dimension; whole vectors, as the GEMM kernel computes whole vectors
+        // (lanes past the tiles hold leftovers from earlier use of the scratch: computed on, never stored).
+        let ld = ((rowsPerTask - 1) * rowStride + nb + 15) / 16 * 16
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         // Per worker: V, M and the transforms' own scratch.
         let kernels = context.kernels
@@ -92,9 +95,14 @@ extension Conv2D {
                                       transformScratch)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
-            for p in 0..<36 {
-                BLAS.sgemm(m: outChannels, n: columns, k: inChannels, a: wg.u + p * outChannels * inChannels,
-                           lda: inChannels, b: v + p * ld, ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
+            for p in 0..<36 {  // M[·][p] = U[p] · V[·][p]
+                let u = wg.u + p * outChannels * inChannels
+                if let gemm = kernels.winogradGEMM {
+                    gemm(outChannels, columns, inChannels, u, inChannels, v + p * ld, 36 * ld, m + p * ld, 36 * ld)
+                } else {
+                    BLAS.sgemm(m: outChannels, n: columns, k: inChannels, a: u, lda: inChannels, b: v + p * ld,
+                               ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
+                }
             }
             for r in 0..<rows {
                 kernels.winogradOutput(m + r * rowStride, ld, outChannels, bias, output.data, h, w, ty0 + r, tx0, n,

@@ -43,16 +43,26 @@ struct Kernels: Sendable {
                                           _ tiles: Int, _ relu: Bool, _ residual: UnsafePointer<Float>?,
                                           _ scratch: UnsafeMutablePointer<Float>) -> Void
 
+    /// C = A · B, `m × k` by `k × n` with leading dimensions, columns computed in whole vectors.
+    typealias GEMM = @Sendable (_ m: Int, _ n: Int, _ k: Int, _ a: UnsafePointer<Float>, _ lda: Int,
+                                _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
+                                _ ldc: Int) -> Void
+
     let winogradInput: WinogradInput
     let winogradOutput: WinogradOutput
+    /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
+    /// and FMA, so only the AVX-512 build has it).
+    let winogradGEMM: GEMM?
 
     static let baseline = Kernels(
         winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
-        winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform)
+        winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform,
+        winogradGEMM: nil)
 
     static let avx512 = Kernels(
         winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
-        winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform)
+        winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
+        winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm)
 
     static func of(_ isa: KernelISA) -> Kernels {
         precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")
