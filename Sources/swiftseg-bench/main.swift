@@ -133,7 +133,8 @@ if !options.json {
 var stageTables: [String] = []
 for modelName in options.models {
     let model: U2Net
-    do { model = try U2Net(source: ModelSource(argument: modelName)) } catch { die("\(error)") }
+    let winograd = [.auto, .winograd].contains(options.policy)  // the exact paths never read the transformed weights
+    do { model = try U2Net(source: ModelSource(argument: modelName), prepareWinograd: winograd) } catch { die("\(error)") }
     for size in options.sizes {
         for threads in options.threads { for isa in options.isas {
             let context = ExecutionContext(threads: threads, policy: options.policy)

@@ -44,6 +44,23 @@ final class U2NetTests: XCTestCase {
     }
 }
 
+extension U2NetTests {
+    /// Without the Winograd weights (the `--exact` load), every policy runs the exact GEMM kernels: `.auto`
+    /// gives bit-for-bit the `.gemm` result, and that differs from the default model's Winograd result.
+    func testModelWithoutWinogradWeightsRunsGEMMOnly() throws {
+        let exact = try U2Net(source: .u2netp, prepareWinograd: false)
+        let input = try NPY.read(path: Fixtures.path("photos/coffee-crop.input.npy"))
+        func run(_ net: U2Net, _ policy: ConvKernelPolicy) -> Tensor {
+            let out = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
+            net.forward(input.view, into: out.view, context: ExecutionContext(threads: 2, policy: policy))
+            return out
+        }
+        let auto = run(exact, .auto), gemm = run(exact, .gemm), winograd = run(Self.net, .auto)
+        XCTAssertEqual(maxAbsDiff(auto.view, gemm.view), 0)
+        XCTAssertGreaterThan(maxAbsDiff(auto.view, winograd.view), 0)
+    }
+}
+
 /// The full u2net model (176 MB, fetched on demand) against ONNX Runtime; skipped when it has not been fetched.
 final class U2NetFullModelTests: XCTestCase {
     func testU2NetMatchesONNXRuntime() throws {

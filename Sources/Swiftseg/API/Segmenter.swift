@@ -38,7 +38,8 @@ public final class Segmenter {
 
     /// Loads the model from `source` (default: the embedded u2netp).
     public convenience init(model source: ModelSource = .u2netp, configuration: Configuration = Configuration()) throws {
-        try self.init(model: U2Net(source: source), configuration: configuration)
+        let winograd = [.auto, .winograd].contains(configuration.kernelPolicy)  // else never used: skip its memory
+        try self.init(model: U2Net(source: source, prepareWinograd: winograd), configuration: configuration)
     }
 
     /// Uses an already loaded model.
@@ -104,7 +105,5 @@ public struct ForegroundMask: Sendable {
     }
 }
 
-/// Number of cores the process may use (Foundation honours affinity masks and cgroup quotas on Linux).
-public enum ProcessInfoCores {
-    public static var count: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
-}
+/// Number of cores the process may use (defined in the runtime, which also needs it; re-exported here).
+public typealias ProcessInfoCores = SwiftsegRuntime.ProcessInfoCores

@@ -9,16 +9,21 @@
 /// checks that nothing in the file was left unused.
 struct U2NetWeightLoader {
     let file: SafeTensorsFile
+    /// Transform 3×3 dilation-1 weights for the Winograd kernels as they are handed out.
+    let prepareWinograd: Bool
     private(set) var used: Set<String> = []
 
-    init(file: SafeTensorsFile) { self.file = file }
+    init(file: SafeTensorsFile, prepareWinograd: Bool) {
+        self.file = file
+        self.prepareWinograd = prepareWinograd
+    }
 
     mutating func conv(_ path: String, outChannels: Int, inChannels: Int, kernelSize: Int,
                        dilation: Int) throws -> Conv2D {
         let weight = try tensor("\(path).weight", shape: [outChannels, inChannels, kernelSize, kernelSize])
         let bias = try tensor("\(path).bias", shape: [outChannels])
         return Conv2D(outChannels: outChannels, inChannels: inChannels, kernelSize: kernelSize, dilation: dilation,
-                      weight: weight, bias: bias, prepareWinograd: true)
+                      weight: weight, bias: bias, prepareWinograd: prepareWinograd)
     }
 
     private mutating func tensor(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {

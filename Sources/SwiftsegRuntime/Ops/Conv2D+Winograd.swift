@@ -17,25 +17,39 @@ public final class WinogradWeights: @unchecked Sendable {
     let outChannels: Int
     let inChannels: Int
 
-    /// Transforms OIHW 3×3 weights (in Double, rounded once).
+    /// Transforms OIHW 3×3 weights (in Double, rounded once), output channels spread over the cores.
     public init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
         self.outChannels = outChannels
         self.inChannels = inChannels
         let count = 36 * outChannels * inChannels
-        u = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: Float.self, capacity: count)
-        let g: [[Double]] = [[1.0 / 4, 0, 0], [-1.0 / 6, -1.0 / 6, -1.0 / 6], [-1.0 / 6, 1.0 / 6, -1.0 / 6],
-                             [1.0 / 24, 1.0 / 12, 1.0 / 6], [1.0 / 24, -1.0 / 12, 1.0 / 6], [0, 0, 1]]
-        for co in 0..<outChannels {
+        let u = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: Float.self, capacity: count)
+        self.u = u
+        parallelFor(count: outChannels, threads: ProcessInfoCores.count) { co, _ in
             for ci in 0..<inChannels {
-                let k = weight + (co * inChannels + ci) * 9
-                var tmp = [[Double]](repeating: [0, 0, 0], count: 6)   // G · g
-                for i in 0..<6 { for j in 0..<3 { tmp[i][j] = (0..<3).reduce(0.0) { $0 + g[i][$1] * Double(k[$1 * 3 + j]) } } }
-                for i in 0..<6 {
-                    for j in 0..<6 {
-                        let v = (0..<3).reduce(0.0) { $0 + tmp[i][$1] * g[j][$1] }  // (G g) Gᵀ
-                        u[((i * 6 + j) * outChannels + co) * inChannels + ci] = Float(v)
-                    }
+                WinogradWeights.transform(weight + (co * inChannels + ci) * 9) { p, value in
+                    u[(p * outChannels + co) * inChannels + ci] = value
                 }
+            }
+        }
+    }
+
+    /// U = G g Gᵀ for one 3×3 kernel g (row-major), handing out the 36 values by position `i·6 + j`.
+    @inline(__always)
+    static func transform(_ k: UnsafePointer<Float>, _ store: (Int, Float) -> Void) {
+        // G's rows (6 × 3).
+        let g: [(Double, Double, Double)] = [(1.0 / 4, 0, 0), (-1.0 / 6, -1.0 / 6, -1.0 / 6), (-1.0 / 6, 1.0 / 6, -1.0 / 6),
+                                             (1.0 / 24, 1.0 / 12, 1.0 / 6), (1.0 / 24, -1.0 / 12, 1.0 / 6), (0, 0, 1)]
+        let k0 = (Double(k[0]), Double(k[1]), Double(k[2]))
+        let k1 = (Double(k[3]), Double(k[4]), Double(k[5]))
+        let k2 = (Double(k[6]), Double(k[7]), Double(k[8]))
+        for i in 0..<6 {
+            let gi = g[i]   // row i of G · g: 3 values
+            let t = (gi.0 * k0.0 + gi.1 * k1.0 + gi.2 * k2.0,
+                     gi.0 * k0.1 + gi.1 * k1.1 + gi.2 * k2.1,
+                     gi.0 * k0.2 + gi.1 * k1.2 + gi.2 * k2.2)
+            for j in 0..<6 {
+                let gj = g[j]
+                store(i * 6 + j, Float(t.0 * gj.0 + t.1 * gj.1 + t.2 * gj.2))
             }
         }
     }

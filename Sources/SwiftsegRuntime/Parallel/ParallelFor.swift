@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs `body(task, worker)` for every task in `0..<count` on at most `threads` workers.
@@ -34,4 +35,13 @@ public func parallelFor(count: Int, threads: Int, _ body: (_ task: Int, _ worker
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// Number of cores the process may use (Foundation honours affinity masks and cgroup quotas on Linux).
+///
+/// ```swift
+/// let ctx = ExecutionContext(threads: ProcessInfoCores.count)
+/// ```
+public enum ProcessInfoCores {
+    public static var count: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 }
