@@ -26,6 +26,9 @@ let help = """
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
+      --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
+                      channel pairs from u2netp and u2net) with the Winograd and the GEMM kernels, and
+                      show which one the per-layer rule (Conv2D.selectKernel) picks.
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -37,7 +40,7 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2
+    var soak = 0, jobs = 2, layers = false, sizesGiven = false
 }
 
 func die(_ message: String) -> Never {
@@ -61,7 +64,7 @@ func parseOptions(_ args: [String]) -> Options {
     while i < args.count {
         switch args[i] {
         case "--model": o.models = value().split(separator: ",").map(String.init)
-        case "--size": o.sizes = ints(value(), "--size")
+        case "--size": o.sizes = ints(value(), "--size"); o.sizesGiven = true
         case "--threads": o.threads = ints(value(), "--threads")
         case "--iterations": o.iterations = ints(value(), "--iterations")[0]
         case "--warmup":
@@ -84,6 +87,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--json": o.json = true
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
+        case "--layers": o.layers = true
         case "-h", "--help": print(help, terminator: ""); exit(0)
         default: die("unknown option '\(args[i])' (see --help)")
         }
@@ -119,6 +123,10 @@ func gitCommit() -> String {
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 if options.soak > 0 {
     runSoak(options)
+    exit(0)
+}
+if options.layers {
+    runLayers(options)
     exit(0)
 }
 let commit = gitCommit()
@@ -237,5 +245,44 @@ func runSoak(_ options: Options) {
     } else {
         print(String(format: "%d photos in %.1f s (%.2f photos/s), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
                      options.soak, seconds, Double(options.soak) / seconds, samples.failed, at50, end, growth))
+    }
+}
+
+/// Single 3×3 dilation-1 convs timed with each kernel: the data behind `Conv2D.selectKernel`.
+func runLayers(_ options: Options) {
+    let sizes = options.sizesGiven ? options.sizes : [10, 20, 40, 80]
+    let pairs = [(16, 16), (64, 64), (128, 128), (256, 256), (512, 256), (512, 512), (1024, 256), (1024, 512)]
+    let threads = options.threads[0]
+    print("threads: \(threads), isa: \(options.isas[0].rawValue), median of \(options.iterations)\n")
+    print("| size | in→out | winograd ms | gemm ms | winograd/gemm | rule picks |")
+    print("|---|---|---|---|---|---|")
+    for size in sizes {
+        for (cin, cout) in pairs {
+            let weight = Tensor(shape: [cout * cin * 9]), bias = Tensor(shape: [cout])
+            for i in 0..<weight.count { weight.data[i] = Float((i * 7919) % 201 - 100) / 3000 }
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                              bias: bias.data, prepareWinograd: true)
+            let input = Tensor(channels: cin, height: size, width: size), output = Tensor(channels: cout, height: size, width: size)
+            for i in 0..<input.count { input.data[i] = Float(i % 17) / 17 }
+            var ms: [ConvKernelPolicy: Double] = [:]
+            for policy in [ConvKernelPolicy.winograd, .gemm] {
+                let context = ExecutionContext(threads: threads, policy: policy)
+                context.isa = options.isas[0]
+                let run = { policy == .winograd
+                    ? conv.winogradForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
+                    : conv.gemmForward(input.view, into: output.view, epilogue: .biasReLU, context: context) }
+                for _ in 0..<options.warmup { run() }
+                var samples: [Double] = []
+                for _ in 0..<options.iterations {
+                    let t0 = DispatchTime.now().uptimeNanoseconds
+                    run()
+                    samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
+                }
+                ms[policy] = median(samples)
+            }
+            let pick = conv.selectKernel(policy: .auto, height: size, width: size)
+            print(String(format: "| %d | %d→%d | %.3f | %.3f | %.2f | %@ |", size, cin, cout, ms[.winograd]!, ms[.gemm]!,
+                         ms[.winograd]! / ms[.gemm]!, pick.rawValue))
+        }
     }
 }

@@ -87,7 +87,14 @@ final class ConvTests: XCTestCase {
         let w1 = randomTensor(channels: 4, height: 4, width: 9, seed: 1), b1 = randomTensor(channels: 1, height: 1, width: 4, seed: 2)
         let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareWinograd: true)
         XCTAssertFalse(dilated.supportsWinograd)
-        XCTAssertEqual(dilated.selectKernel(policy: .winograd), .gemm)
+        XCTAssertEqual(dilated.selectKernel(policy: .winograd, height: 40, width: 40), .gemm)
+        // The shape rule: tiny maps take GEMM under `.auto`, Winograd only when forced.
+        let w3 = randomTensor(channels: 4, height: 4, width: 9, seed: 3)
+        let plain = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 1, weight: w3.data, bias: b1.data, prepareWinograd: true)
+        XCTAssertEqual(plain.selectKernel(policy: .auto, height: 10, width: 10), .gemm)
+        XCTAssertEqual(plain.selectKernel(policy: .auto, height: 16, width: 13), .winograd)
+        XCTAssertEqual(plain.selectKernel(policy: .auto, height: 20, width: 20), .winograd)
+        XCTAssertEqual(plain.selectKernel(policy: .winograd, height: 10, width: 10), .winograd)
     }
 
     /// The AVX-512 build is chosen wherever the CPU has AVX-512, so the tests above exercise it on such

@@ -57,7 +57,7 @@ public struct Conv2D: @unchecked Sendable {
     public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                         context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        switch selectKernel(policy: context.policy) {
+        switch selectKernel(policy: context.policy, height: input.height, width: input.width) {
         case .reference:
             context.timeOp("conv reference") { referenceForward(input, into: output, epilogue: epilogue) }
         case .winograd:
@@ -69,15 +69,24 @@ public struct Conv2D: @unchecked Sendable {
         }
     }
 
-    /// The kernel rule, deterministic per layer shape: `.winograd` and `.auto` run Winograd on every layer that
-    /// supports it (3×3, dilation 1, weights prepared) and GEMM elsewhere (dilated 3×3, 1×1). Measured on
-    /// u2netp, Winograd beats GEMM even on the 16-channel layers (PERF.md), so `.auto` has no width threshold.
-    public func selectKernel(policy: ConvKernelPolicy) -> ConvKernelPolicy {
+    /// The kernel rule, deterministic per layer shape. `.auto` runs Winograd on layers that support it (3×3,
+    /// dilation 1, weights prepared) when the map has at least ``winogradMinimumTiles`` 4×4 tiles, and GEMM
+    /// elsewhere (dilated 3×3, 1×1, and tiny maps, where Winograd's 4× larger weights cost more to stream than
+    /// the multiplies it saves: `swiftseg-bench --layers` measured GEMM 1.1–2.2× faster at 10×10 and
+    /// Winograd 1.4–2.8× faster from 20×20 up, for 16 to 1024 channels). `.winograd` forces Winograd
+    /// wherever supported; `.gemm` and `.reference` force those kernels.
+    public func selectKernel(policy: ConvKernelPolicy, height: Int, width: Int) -> ConvKernelPolicy {
         switch policy {
         case .reference, .gemm: return policy
-        case .winograd, .auto: return supportsWinograd ? .winograd : .gemm
+        case .winograd: return supportsWinograd ? .winograd : .gemm
+        case .auto:
+            let tiles = ((height + 3) / 4) * ((width + 3) / 4)
+            return supportsWinograd && tiles >= Conv2D.winogradMinimumTiles ? .winograd : .gemm
         }
     }
+
+    /// Fewest 4×4 output tiles for which `.auto` picks Winograd (10×10 has 9: GEMM; 20×20 has 25).
+    public static let winogradMinimumTiles = 16
 
     func checkShapes(_ input: TensorView, _ output: TensorView, _ epilogue: Epilogue) {
         precondition(input.channels == inChannels, "conv expects \(inChannels) input channels, got \(input.channels)")
