@@ -97,18 +97,27 @@ public enum SIMDKernels {
     }
 
     /// out[i] = max(row0[2i], row0[2i+1], row1[2i], row1[2i+1]): the 2×2 max-pool of one output row (both
-    /// input rows complete). The vertical max is SIMD; the pairwise horizontal max is a plain loop over it,
-    /// which LLVM vectorises with shuffles (the standard library's `evenHalf`/`oddHalf` go lane by lane).
-    @inlinable public static func maxPool2x2Row(row0: UnsafePointer<Float>, row1: UnsafePointer<Float>,
+    /// input rows complete). The vertical max is SIMD; the pairwise horizontal max is even/odd lane permutes on
+    /// AVX-512 and NEON, and a plain loop on baseline x86-64, which LLVM vectorises with SSE shuffles (the
+    /// standard library's `evenHalf`/`oddHalf` go lane by lane).
+    public static func maxPool2x2Row(row0: UnsafePointer<Float>, row1: UnsafePointer<Float>,
                                                 out: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         while i + width <= count {
             let a = max(load(row0 + 2 * i), load(row1 + 2 * i))
             let b = max(load(row0 + 2 * i + width), load(row1 + 2 * i + width))
+            #if SWIFTSEG_AVX512 || arch(arm64)
+            let even = Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
+                              b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
+            let odd = Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
+                             b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15])
+            store(max(even, odd), out + i)
+            #else
             for k in 0..<(width / 2) {
                 out[i + k] = Swift.max(a[2 * k], a[2 * k + 1])
                 out[i + width / 2 + k] = Swift.max(b[2 * k], b[2 * k + 1])
             }
+            #endif
             i += width
         }
         while i < count {
@@ -118,7 +127,7 @@ public enum SIMDKernels {
     }
 
     /// out[i] = a[i]·(1-t) + b[i]·t, the vertical step of bilinear resampling.
-    @inlinable public static func lerp(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, t: Float,
+    public static func lerp(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, t: Float,
                                        out: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         let vt = Vector(repeating: t), vs = Vector(repeating: 1 - t)

@@ -48,21 +48,34 @@ struct Kernels: Sendable {
                                 _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
                                 _ ldc: Int) -> Void
 
+    typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
+                                      _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+    typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
+                                _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+
     let winogradInput: WinogradInput
     let winogradOutput: WinogradOutput
     /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
     /// and FMA, so only the AVX-512 build has it).
     let winogradGEMM: GEMM?
+    /// One output row of the 2×2 max-pool.
+    let maxPool2x2Row: MaxPoolRow
+    /// The vertical step of bilinear resizing.
+    let lerp: Lerp
 
     static let baseline = Kernels(
         winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform,
-        winogradGEMM: nil)
+        winogradGEMM: nil,
+        maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
+        lerp: SwiftsegKernels.SIMDKernels.lerp)
 
     static let avx512 = Kernels(
         winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
-        winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm)
+        winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
+        maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
+        lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp)
 
     static func of(_ isa: KernelISA) -> Kernels {
         precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")

@@ -1,4 +1,3 @@
-import SwiftsegKernels
 /// U²-Net's pooling: MaxPool 2×2, stride 2, `ceil_mode=True`, so an odd edge row/column forms a window of its own.
 public enum MaxPool2D {
     /// Output size for an input extent: ⌈n / 2⌉.
@@ -32,13 +31,14 @@ public enum MaxPool2D {
     static func run(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         let w = input.width, h = input.height, ow = output.width
         let fullX = w / 2
+        let row = context.kernels.maxPool2x2Row
         parallelFor(count: input.channels, threads: context.threads) { c, _ in
             let src = input.plane(c), dst = output.plane(c)
             for oy in 0..<output.height {
                 let r0 = src + 2 * oy * w
                 let r1 = 2 * oy + 1 < h ? r0 + w : r0  // odd last row: its window is the row alone
                 let out = dst + oy * ow
-                SIMDKernels.maxPool2x2Row(row0: r0, row1: r1, out: out, count: fullX)
+                row(r0, r1, out, fullX)
                 if fullX < ow { out[fullX] = max(r0[w - 1], r1[w - 1]) }
             }
         }

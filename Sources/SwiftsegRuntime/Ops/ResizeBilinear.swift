@@ -1,4 +1,3 @@
-import SwiftsegKernels
 /// Bilinear resize with PyTorch's `align_corners=False` convention (ONNX `pytorch_half_pixel`): U²-Net's
 /// `_upsample_like`. Source coordinate `(x + 0.5) / scale - 0.5` with `scale = outSize / inSize`, clamped to
 /// the input, as ONNX Runtime computes it (in Float).
@@ -51,6 +50,7 @@ public enum ResizeBilinear {
             lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
         }
         let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
+        let lerp = context.kernels.lerp
         parallelFor(count: input.channels, threads: context.threads) { c, worker in
             let src = input.plane(c), dst = output.plane(c)
             let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
@@ -62,7 +62,7 @@ public enum ResizeBilinear {
                     cachedA = y0
                 }
                 if cachedB != y1 { horizontal(src + y1 * iw, rowB); cachedB = y1 }
-                SIMDKernels.lerp(rowA, rowB, t: ty, out: dst + y * ow, count: ow)
+                lerp(rowA, rowB, ty, dst + y * ow, ow)
             }
             func horizontal(_ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
                 for x in 0..<ow {
