@@ -19,10 +19,14 @@ final class MaxPoolTests: XCTestCase {
             let c = rng.nextInt(1...5), h = rng.nextInt(1...70), w = rng.nextInt(1...70)
             let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
             let expected = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
-            let out = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
             MaxPool2D.reference(x.view, into: expected.view)
-            MaxPool2D.forward(x.view, into: out.view, context: ExecutionContext(threads: 1 + trial % 2))
-            XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "\(c)×\(h)×\(w)")
+            for isa in supportedISAs {
+                let out = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
+                let context = ExecutionContext(threads: 1 + trial % 2)
+                context.isa = isa
+                MaxPool2D.forward(x.view, into: out.view, context: context)
+                XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "\(c)×\(h)×\(w) \(isa)")
+            }
         }
     }
 }
@@ -44,10 +48,15 @@ final class ResizeBilinearTests: XCTestCase {
             let c = rng.nextInt(1...4), h = rng.nextInt(1...40), w = rng.nextInt(1...40)
             let oh = rng.nextInt(1...90), ow = rng.nextInt(1...90)
             let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
-            let expected = Tensor(channels: c, height: oh, width: ow), out = Tensor(channels: c, height: oh, width: ow)
+            let expected = Tensor(channels: c, height: oh, width: ow)
             ResizeBilinear.reference(x.view, into: expected.view)
-            ResizeBilinear.forward(x.view, into: out.view, context: ExecutionContext(threads: 1 + trial % 2))
-            XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-6, "\(c)×\(h)×\(w) → \(oh)×\(ow)")
+            for isa in supportedISAs {
+                let out = Tensor(channels: c, height: oh, width: ow)
+                let context = ExecutionContext(threads: 1 + trial % 2)
+                context.isa = isa
+                ResizeBilinear.forward(x.view, into: out.view, context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-6, "\(c)×\(h)×\(w) → \(oh)×\(ow) \(isa)")
+            }
         }
     }
 }
