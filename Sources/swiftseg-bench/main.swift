@@ -142,7 +142,7 @@ var stageTables: [String] = []
 for modelName in options.models {
     let model: U2Net
     let winograd = [.auto, .winograd].contains(options.policy)  // the exact paths never read the transformed weights
-    do { model = try U2Net(source: ModelSource(argument: modelName), prepareWinograd: winograd) } catch { die("\(error)") }
+    do { model = try U2Net(source: ModelSource(argument: modelName), prepareFastKernels: winograd) } catch { die("\(error)") }
     for size in options.sizes {
         for threads in options.threads { for isa in options.isas {
             let context = ExecutionContext(threads: threads, policy: options.policy)
@@ -261,7 +261,7 @@ func runLayers(_ options: Options) {
             let weight = Tensor(shape: [cout * cin * 9]), bias = Tensor(shape: [cout])
             for i in 0..<weight.count { weight.data[i] = Float((i * 7919) % 201 - 100) / 3000 }
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
-                              bias: bias.data, prepareWinograd: true)
+                              bias: bias.data, prepareFastKernels: true)
             let input = Tensor(channels: cin, height: size, width: size), output = Tensor(channels: cout, height: size, width: size)
             for i in 0..<input.count { input.data[i] = Float(i % 17) / 17 }
             var ms: [ConvKernelPolicy: Double] = [:]

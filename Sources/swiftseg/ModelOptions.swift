@@ -26,7 +26,7 @@ enum ModelOptions {
     /// Loads and checks the weights; errors come back as one line naming the file.
     static func loadModel(_ args: ParsedArguments) throws -> U2Net {
         do {
-            return try U2Net(source: source(args), prepareWinograd: policy(args) != .gemm)
+            return try U2Net(source: source(args), prepareFastKernels: policy(args) != .gemm)
         } catch let error as RuntimeError {
             throw CLIError.failure(error.description)
         }

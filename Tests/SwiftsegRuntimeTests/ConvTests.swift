@@ -33,7 +33,7 @@ final class ConvTests: XCTestCase {
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(2000 + trial))
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3000 + trial))
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: kernel, dilation: dilation,
-                              weight: weight.data, bias: bias.data, prepareWinograd: true)
+                              weight: weight.data, bias: bias.data, prepareFastKernels: true)
             let epilogues: [Conv2D.Epilogue] = [.bias, .biasReLU, .biasReLUResidual(residual.view)]
             let epilogue = epilogues[trial % 3]
             let expected = Tensor(channels: cout, height: h, width: w)
@@ -68,7 +68,7 @@ final class ConvTests: XCTestCase {
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(200 + n))
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(300 + n))
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
-                              bias: bias.data, prepareWinograd: true)
+                              bias: bias.data, prepareFastKernels: true)
             XCTAssertTrue(conv.supportsWinograd)
             for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
                 let expected = Tensor(channels: cout, height: h, width: w)
@@ -85,16 +85,46 @@ final class ConvTests: XCTestCase {
         }
         // Dilated or 1×1 convs never take the Winograd path.
         let w1 = randomTensor(channels: 4, height: 4, width: 9, seed: 1), b1 = randomTensor(channels: 1, height: 1, width: 4, seed: 2)
-        let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareWinograd: true)
+        let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareFastKernels: true)
         XCTAssertFalse(dilated.supportsWinograd)
         XCTAssertEqual(dilated.selectKernel(policy: .winograd, height: 40, width: 40), .gemm)
         // The shape rule: tiny maps take GEMM under `.auto`, Winograd only when forced.
         let w3 = randomTensor(channels: 4, height: 4, width: 9, seed: 3)
-        let plain = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 1, weight: w3.data, bias: b1.data, prepareWinograd: true)
+        let plain = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 1, weight: w3.data, bias: b1.data, prepareFastKernels: true)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 10, width: 10), .gemm)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 16, width: 13), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 20, width: 20), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .winograd, height: 10, width: 10), .winograd)
+    }
+
+    /// The tap-wise dilated kernel against the reference: dilations as large as the map or larger (taps that
+    /// never land inside), odd sizes, output channels not a multiple of the per-worker block, every epilogue,
+    /// writing into a channel slice.
+    func testDilatedTapsMatchReference() {
+        let shapes = [(3, 5, 2, 10, 10), (16, 17, 8, 10, 10), (32, 16, 8, 20, 20), (8, 3, 4, 7, 13), (5, 9, 8, 8, 3),
+                      (64, 64, 2, 20, 20), (12, 24, 4, 1, 1), (2, 1, 2, 23, 5)]
+        for (n, (cin, cout, d, h, w)) in shapes.enumerated() {
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(40 + n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(140 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(240 + n))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(340 + n))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: d, weight: weight.data,
+                              bias: bias.data, prepareFastKernels: true)
+            XCTAssertTrue(conv.supportsDilatedTaps(height: h, width: w))
+            for (e, epilogue) in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)].enumerated() {
+                let expected = Tensor(channels: cout, height: h, width: w)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                let cat = Tensor(channels: cout + 2, height: h, width: w)
+                for i in 0..<cat.count { cat.data[i] = 7 }
+                conv.dilatedTapsForward(x.view, into: cat.view.channels(1..<(cout + 1)), epilogue: epilogue,
+                                        context: ExecutionContext(threads: 1 + (n + e) % 2))
+                XCTAssertLessThanOrEqual(maxAbsDiff(cat.view.channels(1..<(cout + 1)), expected.view),
+                                         1e-5 * Float(cin * 9).squareRoot(), "\(cin)→\(cout) d\(d) \(h)×\(w) \(epilogue)")
+                for c in [0, cout + 1] {
+                    XCTAssertTrue(UnsafeBufferPointer(start: cat.view.plane(c), count: h * w).allSatisfy { $0 == 7 })
+                }
+            }
+        }
     }
 
     /// The AVX-512 build is chosen wherever the CPU has AVX-512, so the tests above exercise it on such

@@ -48,7 +48,7 @@ extension U2NetTests {
     /// Without the Winograd weights (the `--exact` load), every policy runs the exact GEMM kernels: `.auto`
     /// gives bit-for-bit the `.gemm` result, and that differs from the default model's Winograd result.
     func testModelWithoutWinogradWeightsRunsGEMMOnly() throws {
-        let exact = try U2Net(source: .u2netp, prepareWinograd: false)
+        let exact = try U2Net(source: .u2netp, prepareFastKernels: false)
         let input = try NPY.read(path: Fixtures.path("photos/coffee-crop.input.npy"))
         func run(_ net: U2Net, _ policy: ConvKernelPolicy) -> Tensor {
             let out = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])

@@ -39,7 +39,7 @@ public final class Segmenter {
     /// Loads the model from `source` (default: the embedded u2netp).
     public convenience init(model source: ModelSource = .u2netp, configuration: Configuration = Configuration()) throws {
         let winograd = [.auto, .winograd].contains(configuration.kernelPolicy)  // else never used: skip its memory
-        try self.init(model: U2Net(source: source, prepareWinograd: winograd), configuration: configuration)
+        try self.init(model: U2Net(source: source, prepareFastKernels: winograd), configuration: configuration)
     }
 
     /// Uses an already loaded model.

@@ -82,17 +82,18 @@ public enum BLAS {
                        forcedCore: forced)
     }
 
-    /// C[m×n] = A[m×k] · B[k×n] (row-major, leading dimensions given), single-threaded.
+    /// C[m×n] = A[m×k] · B[k×n] (row-major, leading dimensions given), single-threaded; with `accumulate`,
+    /// C += A · B.
     public static func sgemm(m: Int, n: Int, k: Int,
                              a: UnsafePointer<Float>, lda: Int,
                              b: UnsafePointer<Float>, ldb: Int,
-                             c: UnsafeMutablePointer<Float>, ldc: Int) {
+                             c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
         if let lib = library {
             // 101 = CblasRowMajor, 111 = CblasNoTrans.
             lib.sgemm(101, 111, 111, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb),
-                      0, c, Int32(ldc))
+                      accumulate ? 1 : 0, c, Int32(ldc))
         } else {
-            GEMM.blocked(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc)
+            GEMM.blocked(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
         }
     }
 }

@@ -1,6 +1,6 @@
 import SwiftsegKernels
 /// Pure-Swift GEMM: the reference (oracle for tests) and a cache-blocked fallback used when OpenBLAS is absent.
-/// Both compute C[m×n] = A[m×k] · B[k×n], row-major, overwriting C.
+/// Both compute C[m×n] = A[m×k] · B[k×n], row-major, overwriting C (`blocked` can also accumulate into it).
 public enum GEMM {
     /// Plain triple loop in Double: the oracle.
     public static func reference(m: Int, n: Int, k: Int,
@@ -20,9 +20,9 @@ public enum GEMM {
     public static func blocked(m: Int, n: Int, k: Int,
                                a: UnsafePointer<Float>, lda: Int,
                                b: UnsafePointer<Float>, ldb: Int,
-                               c: UnsafeMutablePointer<Float>, ldc: Int) {
+                               c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
         let nBlock = 512, kBlock = 128
-        for i in 0..<m { (c + i * ldc).update(repeating: 0, count: n) }
+        if !accumulate { for i in 0..<m { (c + i * ldc).update(repeating: 0, count: n) } }
         var j0 = 0
         while j0 < n {
             let jn = min(nBlock, n - j0)

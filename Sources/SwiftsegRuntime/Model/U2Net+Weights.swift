@@ -10,12 +10,12 @@
 struct U2NetWeightLoader {
     let file: SafeTensorsFile
     /// Transform 3×3 dilation-1 weights for the Winograd kernels as they are handed out.
-    let prepareWinograd: Bool
+    let prepareFastKernels: Bool
     private(set) var used: Set<String> = []
 
-    init(file: SafeTensorsFile, prepareWinograd: Bool) {
+    init(file: SafeTensorsFile, prepareFastKernels: Bool) {
         self.file = file
-        self.prepareWinograd = prepareWinograd
+        self.prepareFastKernels = prepareFastKernels
     }
 
     mutating func conv(_ path: String, outChannels: Int, inChannels: Int, kernelSize: Int,
@@ -23,7 +23,7 @@ struct U2NetWeightLoader {
         let weight = try tensor("\(path).weight", shape: [outChannels, inChannels, kernelSize, kernelSize])
         let bias = try tensor("\(path).bias", shape: [outChannels])
         return Conv2D(outChannels: outChannels, inChannels: inChannels, kernelSize: kernelSize, dilation: dilation,
-                      weight: weight, bias: bias, prepareWinograd: prepareWinograd)
+                      weight: weight, bias: bias, prepareFastKernels: prepareFastKernels)
     }
 
     private mutating func tensor(_ name: String, shape: [Int]) throws -> UnsafePointer<Float> {

@@ -26,13 +26,13 @@ public final class U2Net: Sendable {
 
     /// Builds the model the file's metadata names, checking every tensor's name and shape.
     ///
-    /// - Parameter prepareWinograd: transform the 3×3 weights for the Winograd kernels (the default policy's).
+    /// - Parameter prepareFastKernels: transform the 3×3 weights for the Winograd kernels (the default policy's).
     ///   Pass `false` when only the exact GEMM path will run (`ConvKernelPolicy.gemm`, the CLI's `--exact`):
     ///   it saves their memory (4× the 3×3 weights: ~0.5 GB for u2net) and the load time; Winograd-capable
     ///   layers then run GEMM under every policy.
-    public init(weights file: SafeTensorsFile, prepareWinograd: Bool = true) throws {
+    public init(weights file: SafeTensorsFile, prepareFastKernels: Bool = true) throws {
         let config = try U2NetConfiguration.declared(by: file)
-        var w = U2NetWeightLoader(file: file, prepareWinograd: prepareWinograd)
+        var w = U2NetWeightLoader(file: file, prepareFastKernels: prepareFastKernels)
         func block(_ name: String) throws -> any RSUBlock {
             let s = config.stage(name)
             switch s.kind {

@@ -20,11 +20,14 @@ public struct Conv2D: @unchecked Sendable {
     public let bias: UnsafePointer<Float>
     /// Winograd-transformed weights, prepared at load for 3×3 dilation-1 convs (nil otherwise).
     public let winograd: WinogradWeights?
+    /// Tap-major weights, prepared at load for dilated 3×3 convs (nil otherwise).
+    public let taps: TapWeights?
 
-    /// - Parameter prepareWinograd: transform the weights for ``winogradForward(_:into:epilogue:context:)``
-    ///   (3×3, dilation 1 only; costs 4× the weights' memory).
+    /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
+    ///   3×3 dilation-1 convs (``winogradForward(_:into:epilogue:context:)``, 4× the weights' memory),
+    ///   regrouped by tap for dilated 3×3 convs (``dilatedTapsForward(_:into:epilogue:context:)``, 1×).
     public init(outChannels: Int, inChannels: Int, kernelSize: Int, dilation: Int,
-                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, prepareWinograd: Bool = false) {
+                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, prepareFastKernels: Bool = false) {
         precondition(kernelSize % 2 == 1 && dilation >= 1, "odd kernels with dilation ≥ 1 only")
         self.outChannels = outChannels
         self.inChannels = inChannels
@@ -32,8 +35,10 @@ public struct Conv2D: @unchecked Sendable {
         self.dilation = dilation
         self.weight = weight
         self.bias = bias
-        winograd = prepareWinograd && kernelSize == 3 && dilation == 1
+        winograd = prepareFastKernels && kernelSize == 3 && dilation == 1
             ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+        taps = prepareFastKernels && kernelSize == 3 && dilation > 1
+            ? TapWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
     }
 
     /// Zero padding on each side, so the output has the input's height and width.
@@ -63,8 +68,14 @@ public struct Conv2D: @unchecked Sendable {
         case .winograd:
             context.timeOp("conv3x3 winograd") { winogradForward(input, into: output, epilogue: epilogue, context: context) }
         case .gemm, .auto:
-            context.timeOp(kernelSize == 1 ? "conv1x1 gemm" : dilation > 1 ? "conv3x3 dilated gemm" : "conv3x3 gemm") {
-                gemmForward(input, into: output, epilogue: epilogue, context: context)
+            if supportsDilatedTaps(height: input.height, width: input.width) {
+                context.timeOp("conv3x3 dilated taps") {
+                    dilatedTapsForward(input, into: output, epilogue: epilogue, context: context)
+                }
+            } else {
+                context.timeOp(kernelSize == 1 ? "conv1x1 gemm" : dilation > 1 ? "conv3x3 dilated gemm" : "conv3x3 gemm") {
+                    gemmForward(input, into: output, epilogue: epilogue, context: context)
+                }
             }
         }
     }
@@ -74,7 +85,9 @@ public struct Conv2D: @unchecked Sendable {
     /// elsewhere (dilated 3×3, 1×1, and tiny maps, where Winograd's 4× larger weights cost more to stream than
     /// the multiplies it saves: `swiftseg-bench --layers` measured GEMM 1.1–2.2× faster at 10×10 and
     /// Winograd 1.4–2.8× faster from 20×20 up, for 16 to 1024 channels). `.winograd` forces Winograd
-    /// wherever supported; `.gemm` and `.reference` force those kernels.
+    /// wherever supported; `.gemm` and `.reference` force those kernels. (Under `.gemm` and `.auto`, dilated
+    /// 3×3 layers with tap-major weights prepared run the tap-wise GEMM, which is exact too: it only skips the
+    /// products with zero padding that im2col would multiply.)
     public func selectKernel(policy: ConvKernelPolicy, height: Int, width: Int) -> ConvKernelPolicy {
         switch policy {
         case .reference, .gemm: return policy

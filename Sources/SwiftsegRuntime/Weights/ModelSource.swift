@@ -71,7 +71,7 @@ extension SafeTensorsFile {
 
 extension U2Net {
     /// Loads and checks the model from `source`.
-    public convenience init(source: ModelSource, prepareWinograd: Bool = true) throws {
-        try self.init(weights: source.open(), prepareWinograd: prepareWinograd)
+    public convenience init(source: ModelSource, prepareFastKernels: Bool = true) throws {
+        try self.init(weights: source.open(), prepareFastKernels: prepareFastKernels)
     }
 }
