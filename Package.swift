@@ -1,14 +1,19 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// The SIMD kernels (Sources/SwiftsegKernels) are compiled twice: for the baseline CPU (any x86-64: SSE2; any
-// arm64: NEON) and, as SwiftsegKernelsAVX512 (symlinks to the same files), for AVX-512 with FMA. The runtime
-// picks one when it starts (SwiftsegRuntime/Ops/Kernels.swift), so one binary runs everywhere and uses 512-bit
-// registers where the CPU has them. `-target-cpu` is an unsafe flag; since tools version 6.2 SwiftPM accepts
-// those in dependencies too. On other architectures the second copy is built like the first and never chosen.
+// The SIMD kernels (Sources/SwiftsegKernels) are compiled three times: for the baseline CPU (any x86-64:
+// SSE2; any arm64: NEON) and, as SwiftsegKernelsAVX2 and SwiftsegKernelsAVX512 (symlinks to the same files), for
+// Haswell-class AVX2+FMA and for AVX-512. The runtime picks one when it starts (SwiftsegRuntime/Ops/Kernels.swift),
+// so one binary runs on every CPU and uses the widest registers it has. `-target-cpu` is an unsafe flag; since
+// tools version 6.2 SwiftPM accepts those in dependencies too. On arm64 the extra copies are built like the
+// first and never chosen.
 #if arch(x86_64)
-let avx512Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"]), .define("SWIFTSEG_AVX512")]
+let avx2Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]),
+                                   .define("SWIFTSEG_FMA"), .define("SWIFTSEG_PERMUTES")]
+let avx512Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"]),
+                                     .define("SWIFTSEG_FMA"), .define("SWIFTSEG_PERMUTES")]
 #else
+let avx2Kernels: [SwiftSetting] = []
 let avx512Kernels: [SwiftSetting] = []
 #endif
 
@@ -30,9 +35,11 @@ let package = Package(
         // MARK: Implementation details
         // Tensor, ops (reference + fast kernels side by side), BLAS seam, U²-Net model, weights.
         .target(name: "SwiftsegRuntime",
-                dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX512", "SwiftsegEmbeddedWeights"]),
-        // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX-512 (see the top of this file).
+                dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX2", "SwiftsegKernelsAVX512",
+                               "SwiftsegEmbeddedWeights"]),
+        // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX2 and AVX-512 (see the top).
         .target(name: "SwiftsegKernels"),
+        .target(name: "SwiftsegKernelsAVX2", swiftSettings: avx2Kernels),
         .target(name: "SwiftsegKernelsAVX512", swiftSettings: avx512Kernels),
         // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
         .target(
@@ -49,7 +56,8 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "SwiftsegRuntimeTests",
-                    dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX512"]),
+                    dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX2",
+                                   "SwiftsegKernelsAVX512"]),
         .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg"]),
         .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg"]),
     ]

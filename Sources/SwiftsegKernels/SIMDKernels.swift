@@ -1,7 +1,10 @@
 /// The runtime's SIMD layer: every vector loop lives here, written over `SIMDKernels.Vector` with an explicit
 /// scalar tail. Other files call these instead of writing their own vector code, so a change of vector width is
-/// made in this one file. This module is compiled twice (see Package.swift): as `SwiftsegKernels` for the
-/// baseline CPU and as `SwiftsegKernelsAVX512`; `SwiftsegRuntime/Ops/Kernels.swift` picks one at run time.
+/// made in this one file. This module is compiled three times (see Package.swift): as `SwiftsegKernels` for the
+/// baseline CPU, as `SwiftsegKernelsAVX2` and as `SwiftsegKernelsAVX512`; `SwiftsegRuntime/Ops/Kernels.swift`
+/// picks one at run time. Inside, `#if` picks per build (the conditions are set in Package.swift):
+/// `SWIFTSEG_FMA` (or arm64) fuses multiply-adds, `SWIFTSEG_PERMUTES` (or arm64) uses lane permutes (AVX2's
+/// `vpermps`, AVX-512's two-source `vpermt2ps`, NEON's `uzp`/`zip`); SSE2 gets scalar shuffles instead.
 public enum SIMDKernels {
     /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
     public typealias Vector = SIMD16<Float>
@@ -22,10 +25,10 @@ public enum SIMDKernels {
         a.replacing(with: b, where: a .< b)
     }
 
-    /// a·b + c, fused where the build has FMA (the AVX-512 build and arm64); a multiply and an add on baseline
-    /// x86-64, where `addingProduct` would become a library call per lane.
+    /// a·b + c, fused where the build has FMA (the AVX2 and AVX-512 builds, arm64); a multiply and an add on
+    /// baseline x86-64, where `addingProduct` would become a library call per lane.
     @inlinable @inline(__always) static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
-        #if SWIFTSEG_AVX512 || arch(arm64)
+        #if SWIFTSEG_FMA || arch(arm64)
         c.addingProduct(a, b)
         #else
         a * b + c
@@ -98,7 +101,7 @@ public enum SIMDKernels {
 
     /// out[i] = max(row0[2i], row0[2i+1], row1[2i], row1[2i+1]): the 2×2 max-pool of one output row (both
     /// input rows complete). The vertical max is SIMD; the pairwise horizontal max is even/odd lane permutes on
-    /// AVX-512 and NEON, and a plain loop on baseline x86-64, which LLVM vectorises with SSE shuffles (the
+    /// AVX2, AVX-512 and NEON, and a plain loop on baseline x86-64, which LLVM vectorises with SSE shuffles (the
     /// standard library's `evenHalf`/`oddHalf` go lane by lane).
     public static func maxPool2x2Row(row0: UnsafePointer<Float>, row1: UnsafePointer<Float>,
                                                 out: UnsafeMutablePointer<Float>, count: Int) {
@@ -106,7 +109,7 @@ public enum SIMDKernels {
         while i + width <= count {
             let a = max(load(row0 + 2 * i), load(row1 + 2 * i))
             let b = max(load(row0 + 2 * i + width), load(row1 + 2 * i + width))
-            #if SWIFTSEG_AVX512 || arch(arm64)
+            #if SWIFTSEG_PERMUTES || arch(arm64)
             let even = Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
                               b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
             let odd = Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],

@@ -114,7 +114,7 @@ public enum WinogradKernels {
                 let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
                 for i in 0..<4 where 4 * ty + i < h {
                     let offset = (4 * ty + i) * w + ox0
-                    #if SWIFTSEG_AVX512 || arch(arm64)
+                    #if SWIFTSEG_PERMUTES || arch(arm64)
                     if count == 4 * width {  // permutes, epilogue in registers
                         let y0 = ys[i * 4], y1 = ys[i * 4 + 1], y2 = ys[i * 4 + 2], y3 = ys[i * 4 + 3]
                         for k in 0..<4 {
@@ -130,13 +130,13 @@ public enum WinogradKernels {
                     // cheap permute), the epilogue in a vector pass below.
                     let row = UnsafeRawPointer(ys + i * 4).assumingMemoryBound(to: Float.self)
                     for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
-                    #if SWIFTSEG_AVX512 || arch(arm64)
+                    #if SWIFTSEG_PERMUTES || arch(arm64)
                     if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
                     #endif
                 }
                 t += width
             }
-            #if !(SWIFTSEG_AVX512 || arch(arm64))
+            #if !(SWIFTSEG_PERMUTES || arch(arm64))
             if relu {  // ReLU / residual over the rows this call wrote (the bias is already in)
                 let ox0 = 4 * tx0, count = min(4 * n, w - ox0)
                 for i in 0..<4 where 4 * ty + i < h {
@@ -164,7 +164,7 @@ public enum WinogradKernels {
     static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
                             padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
         let stride = length / 4
-        #if SWIFTSEG_AVX512 || arch(arm64)
+        #if SWIFTSEG_PERMUTES || arch(arm64)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
         // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last
         // tile: phases 0 and 1), so that block is two scalars.

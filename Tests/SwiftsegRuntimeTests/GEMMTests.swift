@@ -1,4 +1,5 @@
 import SwiftsegKernels
+import SwiftsegKernelsAVX2
 import SwiftsegKernelsAVX512
 import SwiftsegRuntime
 import XCTest
@@ -27,13 +28,14 @@ final class GEMMTests: XCTestCase {
         }
     }
 
-    /// The Winograd channel-mix kernel (WinogradKernels.gemm, both builds) against the Double reference: rows
+    /// The Winograd channel-mix kernel (WinogradKernels.gemm, every build the CPU runs) against the Double reference: rows
     /// not a multiple of the 8-row block, columns not a multiple of the vector, leading dimensions with gaps.
     /// It computes whole 16-column vectors, so C is checked up to there and must be untouched beyond.
     func testWinogradGEMMKernelMatchesReference() {
         typealias Kernel = (Int, Int, Int, UnsafePointer<Float>, Int, UnsafePointer<Float>, Int,
                             UnsafeMutablePointer<Float>, Int) -> Void
         var kernels: [(String, Kernel)] = [("baseline", SwiftsegKernels.WinogradKernels.gemm)]
+        if KernelISA.avx2.isSupported { kernels.append(("avx2", SwiftsegKernelsAVX2.WinogradKernels.gemm)) }
         if KernelISA.avx512.isSupported { kernels.append(("avx512", SwiftsegKernelsAVX512.WinogradKernels.gemm)) }
         var rng = SplitMix64(seed: 23)
         for trial in 0..<40 {

@@ -11,7 +11,8 @@ public struct CPUFeatures: Sendable {
 
     public static let current = CPUFeatures.read()
 
-    public var hasAVX2FMA: Bool { flags.contains("avx2") && flags.contains("fma") }
+    /// AVX2 and the rest of what `-target-cpu haswell` lets the compiler use (FMA, BMI1/2, F16C, MOVBE, LZCNT).
+    public var hasAVX2FMA: Bool { ["avx2", "fma", "bmi1", "bmi2", "f16c", "movbe", "abm"].allSatisfy(flags.contains) }
     public var hasAVX512: Bool { ["avx512f", "avx512bw", "avx512dq", "avx512vl"].allSatisfy(flags.contains) }
 
     /// The widest float vector the kernels should use: 16 lanes with AVX-512, else 8.

@@ -1,4 +1,5 @@
 import SwiftsegKernels
+import SwiftsegKernelsAVX2
 import SwiftsegKernelsAVX512
 
 /// Which build of the SIMD kernels module runs (Package.swift compiles it twice).
@@ -10,16 +11,24 @@ import SwiftsegKernelsAVX512
 public enum KernelISA: String, Sendable, CaseIterable {
     /// Built for the architecture's baseline (x86-64 SSE2, arm64 NEON): runs on every CPU.
     case baseline
+    /// Built with `-target-cpu haswell` (AVX2, FMA, BMI2): most x86-64 CPUs since 2013–2015.
+    case avx2
     /// Built with `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL and FMA): needs such a CPU.
     case avx512
 
     /// The fastest build this CPU can run.
-    public static let best: KernelISA = avx512.isSupported ? .avx512 : .baseline
+    public static let best: KernelISA = avx512.isSupported ? .avx512 : avx2.isSupported ? .avx2 : .baseline
 
     /// Whether this CPU (and OS) can run this build.
     public var isSupported: Bool {
         switch self {
         case .baseline: return true
+        case .avx2:
+            #if arch(x86_64)
+            return CPUFeatures.current.hasAVX2FMA
+            #else
+            return false
+            #endif
         case .avx512:
             #if arch(x86_64)
             return CPUFeatures.current.hasAVX512
@@ -56,7 +65,7 @@ struct Kernels: Sendable {
     let winogradInput: WinogradInput
     let winogradOutput: WinogradOutput
     /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
-    /// and FMA, so only the AVX-512 build has it).
+    /// and FMA, so only the AVX-512 build uses it).
     let winogradGEMM: GEMM?
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
@@ -70,6 +79,13 @@ struct Kernels: Sendable {
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp)
 
+    static let avx2 = Kernels(
+        winogradInput: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
+        winogradOutput: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
+        winogradGEMM: nil,
+        maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
+        lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp)
+
     static let avx512 = Kernels(
         winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
@@ -81,6 +97,7 @@ struct Kernels: Sendable {
         precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")
         switch isa {
         case .baseline: return baseline
+        case .avx2: return avx2
         case .avx512: return avx512
         }
     }
