@@ -117,12 +117,17 @@ public enum WinogradKernels {
                     #if SWIFTSEG_PERMUTES || arch(arm64)
                     if count == 4 * width {  // permutes, epilogue in registers
                         let y0 = ys[i * 4], y1 = ys[i * 4 + 1], y2 = ys[i * 4 + 2], y3 = ys[i * 4 + 3]
-                        for k in 0..<4 {
-                            var o = SIMDKernels.interleaved(y0, y1, y2, y3, k)
+                        // Constant k in each call, so the lane picks are compile-time permutes (a loop over k
+                        // made LLVM extract lanes through the stack).
+                        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
+                        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
+                        @inline(__always) func put(_ value: Vector, _ k: Int) {
+                            var o = value
                             if relu { o = SIMDKernels.max(o, zero) }
                             if let res { o += SIMDKernels.load(res + offset + k * width) }
                             SIMDKernels.store(o, plane + offset + k * width)
                         }
+                        put(o0, 0); put(o1, 1); put(o2, 2); put(o3, 3)
                         continue
                     }
                     #endif
