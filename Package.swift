@@ -57,7 +57,9 @@ let package = Package(
         // MARK: Tests
         .testTarget(name: "SwiftsegRuntimeTests",
                     dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX2",
-                                   "SwiftsegKernelsAVX512"]),
+                                   "SwiftsegKernelsAVX512", "SwiftsegAllocationCounter"]),
+        // Test support: counts heap allocations (wraps the malloc family), for the no-allocation test.
+        .target(name: "SwiftsegAllocationCounter", path: "Tests/SwiftsegAllocationCounter"),
         .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg"]),
         .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg"]),
     ]

@@ -1,0 +1,48 @@
+import SwiftsegAllocationCounter
+import SwiftsegRuntime
+import XCTest
+
+/// The memory standard: no heap allocation inside a steady-state forward pass. The arena and per-worker scratch
+/// are sized by the first pass at a size; afterwards every buffer comes from them. Counted by wrapping the
+/// malloc family (Tests/SwiftsegAllocationCounter), so the Swift runtime's, Dispatch's and Foundation's
+/// allocations count too; OpenBLAS's own (a work buffer inside some sgemm calls) are reported apart.
+final class AllocationTests: XCTestCase {
+    func testSteadyStateForwardPassAllocatesNothing() throws {
+        #if os(Linux)
+        XCTAssertEqual(swiftseg_allocation_counter_available(), 1, "the malloc wrappers should be active on Linux")
+        #endif
+        guard swiftseg_allocation_counter_available() == 1 else {
+            throw XCTSkip("allocation counting needs glibc (the malloc wrappers are Linux-only)")
+        }
+        // The counter sees allocations: a check that the wrappers are really in place.
+        swiftseg_allocation_counter_start()
+        let probe = UnsafeMutableRawPointer.allocate(byteCount: 1 << 20, alignment: 64)
+        probe.deallocate()
+        XCTAssertGreaterThanOrEqual(swiftseg_allocation_counter_stop(), 1, "the malloc wrappers are not linked in")
+        XCTAssertEqual(swiftseg_allocation_counter_large(), 1)
+
+        let net = U2NetTests.net
+        let input = randomTensor(channels: 3, height: 96, width: 80, seed: 9)
+        let output = Tensor(channels: 1, height: 96, width: 80)
+        for threads in [1, 2] {
+            for isa in supportedISAs {
+                for policy in [ConvKernelPolicy.auto, .gemm] {
+                    let context = ExecutionContext(threads: threads, policy: policy)
+                    context.isa = isa
+                    net.forward(input.view, into: output.view, context: context)   // sizes the plan
+                    net.forward(input.view, into: output.view, context: context)   // warms Dispatch's workers
+                    swiftseg_allocation_counter_start()
+                    for _ in 0..<3 { net.forward(input.view, into: output.view, context: context) }
+                    let allocations = swiftseg_allocation_counter_stop(), large = swiftseg_allocation_counter_large()
+                    let label = "\(threads) thread(s), \(isa), \(policy)"
+                    print("allocations in 3 passes, \(label): \(allocations), \(large) of them ≥ 4 KiB "
+                          + "(+ \(swiftseg_allocation_counter_blas()) inside OpenBLAS)")
+                    // No buffer is ever allocated per pass; on one thread nothing at all is. With more threads
+                    // Dispatch's concurrentPerform boxes its closure (small blocks) on every fork.
+                    XCTAssertEqual(large, 0, "\(label): buffer-sized heap allocations in 3 passes")
+                    if threads == 1 { XCTAssertEqual(allocations, 0, "\(label): heap allocations in 3 passes") }
+                }
+            }
+        }
+    }
+}
