@@ -65,6 +65,10 @@ extension Conv2D {
     static let winogradMaxTilesPerChunk = 80
     /// Tiles one task aims to batch into each GEMM (whole chunk rows of them).
     static let winogradTilesPerGEMM = 64
+    /// Maps with at most this many tiles (up to 44×44) run whole-map: every task's GEMMs cover all tiles and
+    /// tasks split the output channels instead, so U (36 × Cin × Cout, up to 75 MB on u2net's 1024-channel
+    /// layers) is streamed once per conv instead of once per tile-row task.
+    static let winogradWholeMapTiles = 128
 
     /// Whether this conv can run as Winograd F(4×4, 3×3).
     public var supportsWinograd: Bool { kernelSize == 3 && dilation == 1 && winograd != nil }
@@ -72,7 +76,21 @@ extension Conv2D {
     public func winogradForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                 context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        guard let wg = winograd else { preconditionFailure("Winograd weights were not prepared for this conv") }
+        guard winograd != nil else { preconditionFailure("Winograd weights were not prepared for this conv") }
+        let h = input.height, w = input.width
+        let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+        if tilesY * tilesX <= Conv2D.winogradWholeMapTiles {
+            winogradWholeMap(input, into: output, epilogue: epilogue, context: context)
+            return
+        }
+        winogradByTileRows(input, into: output, epilogue: epilogue, context: context)
+    }
+
+    /// Large maps: tasks are chunks of tile rows, each transforming, multiplying and transforming back its own
+    /// tiles for all channels.
+    private func winogradByTileRows(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
+                                    context: ExecutionContext) {
+        let wg = winograd!
         let h = input.height, w = input.width
         let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
         let chunks = (tilesX + Conv2D.winogradMaxTilesPerChunk - 1) / Conv2D.winogradMaxTilesPerChunk
@@ -95,10 +113,7 @@ extension Conv2D {
         let kernels = context.kernels
         let transformFloats = max(Kernels.winogradInputScratchFloats(tiles: nb), Kernels.winogradOutputScratchFloats)
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
-        let residual: UnsafePointer<Float>?
-        if case .biasReLUResidual(let r) = epilogue { residual = UnsafePointer(r.data) } else { residual = nil }
-        let relu: Bool
-        if case .bias = epilogue { relu = false } else { relu = true }
+        let (relu, residual) = winogradEpilogue(epilogue)
         parallelFor(count: rowGroups * chunks, threads: context.threads) { task, worker in
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
@@ -122,6 +137,66 @@ extension Conv2D {
                 kernels.winogradOutput(m + r * rowStride, ld, outChannels, bias, output.data, h, w, ty0 + r, tx0, n,
                                        relu, residual, transformScratch)
             }
+        }
+    }
+
+    /// Small maps (at most ``winogradWholeMapTiles`` tiles): all tiles, densely packed, in one V and one M
+    /// shared by the workers. Phase 1 splits the input transform by input channels; phase 2 splits the GEMMs
+    /// and the output transform by blocks of output channels, each reading only its rows of U.
+    private func winogradWholeMap(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
+                                  context: ExecutionContext) {
+        let wg = winograd!
+        let h = input.height, w = input.width, hw = h * w
+        let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+        let nb = (tilesX + 15) / 16 * 16
+        let columns = tilesY * tilesX                          // tile r·tilesX + x: rows packed densely
+        let ld = ((tilesY - 1) * tilesX + nb + 15) / 16 * 16
+        let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
+        let kernels = context.kernels
+        let transformFloats = max(Kernels.winogradInputScratchFloats(tiles: nb), Kernels.winogradOutputScratchFloats)
+        // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
+        let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
+        let v = scratch[0], m = v + vFloats
+        let (relu, residual) = winogradEpilogue(epilogue)
+        let inGroups = min(context.threads, inChannels)
+        let inPer = (inChannels + inGroups - 1) / inGroups
+        parallelFor(count: inGroups, threads: context.threads) { group, worker in
+            let c0 = group * inPer, c1 = min(inChannels, c0 + inPer)
+            guard c0 < c1 else { return }
+            for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
+                kernels.winogradInput(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * 36 * ld + ty * tilesX,
+                                      ld, scratch[worker] + vFloats + mFloats)
+            }
+        }
+        // Output-channel blocks: multiples of 8 (the GEMM kernel's row block), two per worker for balance.
+        let blocks = max(1, min(2 * context.threads, outChannels / 8))
+        let outPer = ((outChannels + blocks - 1) / blocks + 7) / 8 * 8
+        parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads) { block, worker in
+            let c0 = block * outPer, c1 = min(outChannels, c0 + outPer), mb = c1 - c0
+            for p in 0..<36 {  // M[c0..<c1][p] = U[p][c0..<c1] · V[·][p]
+                let u = wg.u + (p * outChannels + c0) * inChannels
+                let mp = m + (c0 * 36 + p) * ld
+                if let gemm = kernels.winogradGEMM {
+                    gemm(mb, columns, inChannels, u, inChannels, v + p * ld, 36 * ld, mp, 36 * ld)
+                } else {
+                    BLAS.sgemm(m: mb, n: columns, k: inChannels, a: u, lda: inChannels, b: v + p * ld,
+                               ldb: 36 * ld, c: mp, ldc: 36 * ld)
+                }
+            }
+            for ty in 0..<tilesY {
+                kernels.winogradOutput(m + c0 * 36 * ld + ty * tilesX, ld, mb, bias + c0, output.data + c0 * hw,
+                                       h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
+                                       scratch[worker] + vFloats + mFloats)
+            }
+        }
+    }
+
+    /// The epilogue as the output transform takes it: ReLU or not, and the residual planes if any.
+    private func winogradEpilogue(_ epilogue: Epilogue) -> (relu: Bool, residual: UnsafePointer<Float>?) {
+        switch epilogue {
+        case .bias: return (false, nil)
+        case .biasReLU: return (true, nil)
+        case .biasReLUResidual(let r): return (true, UnsafePointer(r.data))
         }
     }
 }
