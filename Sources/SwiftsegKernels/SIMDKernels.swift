@@ -129,6 +129,38 @@ public enum SIMDKernels {
         }
     }
 
+    /// One row of an exact 2× bilinear upsampling with half-pixel centres (`iw` inputs → `2·iw` outputs):
+    /// out[2i] = x[i-1]·0.25 + x[i]·0.75, out[2i+1] = x[i]·0.75 + x[i+1]·0.25, the ends copied — the same
+    /// operations, in the same order, as the general path's `row[lo]·(1-t) + row[hi]·t` with t = 0.75, 0.25.
+    public static func upsample2xRow(_ x: UnsafePointer<Float>, count iw: Int, out: UnsafeMutablePointer<Float>) {
+        guard iw > 1 else {
+            if iw == 1 { out[0] = x[0]; out[1] = x[0] }
+            return
+        }
+        out[0] = x[0]
+        out[2 * iw - 1] = x[iw - 1]
+        var i = 1  // even outputs 2i for i in 1..<iw, odd outputs 2i+1 for i in 0..<iw-1
+        #if SWIFTSEG_PERMUTES || arch(arm64)
+        let quarter = Vector(repeating: 0.25), threeQuarters = Vector(repeating: 0.75)
+        while i + width <= iw - 1 {  // outputs 2i … 2i+31 (odd ones reach x[i+16] ≤ x[iw-1])
+            let left = load(x + i - 1), centre = load(x + i), right = load(x + i + 1)
+            let even = left * quarter + centre * threeQuarters   // out[2i + 2k]
+            let odd = centre * threeQuarters + right * quarter   // out[2i + 2k + 1]
+            store(Vector(even[0], odd[0], even[1], odd[1], even[2], odd[2], even[3], odd[3],
+                         even[4], odd[4], even[5], odd[5], even[6], odd[6], even[7], odd[7]), out + 2 * i)
+            store(Vector(even[8], odd[8], even[9], odd[9], even[10], odd[10], even[11], odd[11],
+                         even[12], odd[12], even[13], odd[13], even[14], odd[14], even[15], odd[15]), out + 2 * i + width)
+            i += width
+        }
+        #endif
+        while i < iw {
+            out[2 * i] = x[i - 1] * 0.25 + x[i] * 0.75
+            if i < iw - 1 { out[2 * i + 1] = x[i] * 0.75 + x[i + 1] * 0.25 }
+            i += 1
+        }
+        out[1] = x[0] * 0.75 + x[1] * 0.25
+    }
+
     /// out[i] = a[i]·(1-t) + b[i]·t, the vertical step of bilinear resampling.
     public static func lerp(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, t: Float,
                                        out: UnsafeMutablePointer<Float>, count: Int) {

@@ -59,6 +59,7 @@ struct Kernels: Sendable {
 
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+    typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
     typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
                                 _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
@@ -71,27 +72,32 @@ struct Kernels: Sendable {
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
     let lerp: Lerp
+    /// The horizontal step of an exact 2× bilinear upsampling.
+    let upsample2xRow: UpsampleRow
 
     static let baseline = Kernels(
         winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform,
         winogradGEMM: nil,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
-        lerp: SwiftsegKernels.SIMDKernels.lerp)
+        lerp: SwiftsegKernels.SIMDKernels.lerp,
+        upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
 
     static let avx2 = Kernels(
         winogradInput: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
         winogradGEMM: nil,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
-        lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp)
+        lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
+        upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
 
     static let avx512 = Kernels(
         winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
-        lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp)
+        lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
+        upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
 
     static func of(_ isa: KernelISA) -> Kernels {
         precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")

@@ -50,7 +50,8 @@ public enum ResizeBilinear {
             lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
         }
         let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
-        let lerp = context.kernels.lerp
+        let lerp = context.kernels.lerp, upsample2x = context.kernels.upsample2xRow
+        let exact2x = ow == 2 * iw  // U²-Net's usual case: a vectorised horizontal pass
         parallelFor(count: input.channels, threads: context.threads) { c, worker in
             let src = input.plane(c), dst = output.plane(c)
             let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
@@ -65,6 +66,7 @@ public enum ResizeBilinear {
                 lerp(rowA, rowB, ty, dst + y * ow, ow)
             }
             func horizontal(_ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+                if exact2x { upsample2x(row, iw, out); return }
                 for x in 0..<ow {
                     let t = weights[x]
                     out[x] = row[Int(lo[2 * x])] * (1 - t) + row[Int(lo[2 * x + 1])] * t
