@@ -45,7 +45,8 @@ extension Conv2D {
         checkShapes(input, output, epilogue)
         guard let taps else { preconditionFailure("tap-major weights were not prepared for this conv") }
         let h = input.height, w = input.width, hw = h * w
-        let blocks = max(1, min(context.threads, outChannels / 8))
+        // Two blocks per worker (dynamic scheduling evens out a slow core); each block gathers for itself.
+        let blocks = max(1, min(context.threads == 1 ? 1 : 2 * context.threads, outChannels / 8))
         let perBlock = (outChannels + blocks - 1) / blocks
         let scratch = context.scratch(floats: (inChannels + perBlock) * hw)
         parallelFor(count: blocks, threads: context.threads) { block, worker in

@@ -158,7 +158,7 @@ extension Conv2D {
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let v = scratch[0], m = v + vFloats
         let (relu, residual) = winogradEpilogue(epilogue)
-        let inGroups = min(context.threads, inChannels)
+        let inGroups = min(context.threads == 1 ? 1 : 4 * context.threads, inChannels)  // small tasks balance better
         let inPer = (inChannels + inGroups - 1) / inGroups
         parallelFor(count: inGroups, threads: context.threads) { group, worker in
             let c0 = group * inPer, c1 = min(inChannels, c0 + inPer)
