@@ -25,10 +25,8 @@ final class AllocationTests: XCTestCase {
         let input = randomTensor(channels: 3, height: 96, width: 80, seed: 9)
         let output = Tensor(channels: 1, height: 96, width: 80)
         for threads in [1, 2] {
-            for isa in supportedISAs {
-                for policy in [ConvKernelPolicy.auto, .gemm] {
-                    let context = ExecutionContext(threads: threads, policy: policy)
-                    context.isa = isa
+            for policy in [ConvKernelPolicy.auto, .gemm] {
+                for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
                     net.forward(input.view, into: output.view, context: context)   // sizes the plan
                     net.forward(input.view, into: output.view, context: context)   // warms Dispatch's workers
                     swiftseg_allocation_counter_start()

@@ -40,10 +40,8 @@ final class ConvTests: XCTestCase {
             conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
             for threads in [1, 2] {
                 for policy in [ConvKernelPolicy.gemm, .winograd, .auto] {
-                    for isa in supportedISAs {
+                    for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
                         let out = Tensor(channels: cout, height: h, width: w)
-                        let context = ExecutionContext(threads: threads, policy: policy)
-                        context.isa = isa
                         conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
                         let diff = maxAbsDiff(out.view, expected.view)
                         XCTAssertLessThanOrEqual(diff, 1e-4 * Float(cin * kernel * kernel).squareRoot(),
@@ -73,10 +71,8 @@ final class ConvTests: XCTestCase {
             for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
-                for isa in supportedISAs {
+                for (isa, context) in contextsForEveryISA(threads: 1 + rng.nextInt(0...1)) {
                     let out = Tensor(channels: cout, height: h, width: w)
-                    let context = ExecutionContext(threads: 1 + rng.nextInt(0...1))
-                    context.isa = isa
                     conv.winogradForward(x.view, into: out.view, epilogue: epilogue, context: context)
                     XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
                                              "\(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
@@ -158,3 +154,12 @@ final class ConvTests: XCTestCase {
 
 /// The builds of the SIMD kernels this CPU can run (all three on an AVX-512 machine).
 let supportedISAs = KernelISA.allCases.filter(\.isSupported)
+
+/// A fresh context per kernel build this CPU runs, so a test checks every build.
+func contextsForEveryISA(threads: Int, policy: ConvKernelPolicy = .auto) -> [(isa: KernelISA, context: ExecutionContext)] {
+    supportedISAs.map { isa in
+        let context = ExecutionContext(threads: threads, policy: policy)
+        context.isa = isa
+        return (isa, context)
+    }
+}

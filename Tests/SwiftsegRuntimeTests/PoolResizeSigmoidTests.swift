@@ -20,10 +20,8 @@ final class MaxPoolTests: XCTestCase {
             let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
             let expected = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
             MaxPool2D.reference(x.view, into: expected.view)
-            for isa in supportedISAs {
+            for (isa, context) in contextsForEveryISA(threads: 1 + trial % 2) {
                 let out = Tensor(channels: c, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
-                let context = ExecutionContext(threads: 1 + trial % 2)
-                context.isa = isa
                 MaxPool2D.forward(x.view, into: out.view, context: context)
                 XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "\(c)×\(h)×\(w) \(isa)")
             }
@@ -50,10 +48,8 @@ final class ResizeBilinearTests: XCTestCase {
             let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(trial))
             let expected = Tensor(channels: c, height: oh, width: ow)
             ResizeBilinear.reference(x.view, into: expected.view)
-            for isa in supportedISAs {
+            for (isa, context) in contextsForEveryISA(threads: 1 + trial % 2) {
                 let out = Tensor(channels: c, height: oh, width: ow)
-                let context = ExecutionContext(threads: 1 + trial % 2)
-                context.isa = isa
                 ResizeBilinear.forward(x.view, into: out.view, context: context)
                 XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-6, "\(c)×\(h)×\(w) → \(oh)×\(ow) \(isa)")
             }
@@ -70,10 +66,8 @@ extension ResizeBilinearTests {
             let x = randomTensor(channels: 2, height: h, width: w, seed: UInt64(w))
             let expected = Tensor(channels: 2, height: 2 * h, width: 2 * w)
             ResizeBilinear.reference(x.view, into: expected.view)
-            for isa in supportedISAs {
+            for (isa, context) in contextsForEveryISA(threads: 1) {
                 let out = Tensor(channels: 2, height: 2 * h, width: 2 * w)
-                let context = ExecutionContext(threads: 1)
-                context.isa = isa
                 ResizeBilinear.forward(x.view, into: out.view, context: context)
                 XCTAssertEqual(maxAbsDiff(out.view, expected.view), 0, "\(h)×\(w) → 2× \(isa)")
             }

@@ -10,10 +10,8 @@ final class U2NetTests: XCTestCase {
         let input = try NPY.read(path: Fixtures.path("photos/\(name).input.npy"))
         let expected = try NPY.read(path: Fixtures.path("photos/\(name).d0.npy"))
         for (policy, bound) in [(ConvKernelPolicy.gemm, Float(1e-4)), (.auto, 1e-3)] {
-            for isa in supportedISAs {
+            for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
                 let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
-                let context = ExecutionContext(threads: threads, policy: policy)
-                context.isa = isa
                 Self.net.forward(input.view, into: output.view, context: context)
                 let diff = maxAbsDiff(output.view, expected.view)
                 XCTAssertLessThanOrEqual(diff, bound, "\(name) \(policy) \(isa): max |Δd0| vs ONNX Runtime",
