@@ -23,7 +23,8 @@ extension Conv2D {
     /// maps take the row-tiled im2col path.
     static let dilatedTapsScratchBudget = 1 << 22
 
-    /// Whether ``dilatedTapsForward(_:into:epilogue:context:)`` runs this layer at this size.
+    /// Whether ``dilatedTapsForward(_:into:epilogue:context:)`` can run this layer at this size (tap-major
+    /// weights prepared, scratch within budget); `forward` then uses it under `.gemm` and `.auto`.
     public func supportsDilatedTaps(height: Int, width: Int) -> Bool {
         taps != nil && (inChannels + outChannels) * height * width <= Conv2D.dilatedTapsScratchBudget
     }
@@ -40,6 +41,10 @@ extension Conv2D {
     /// input planes directly; taps with no horizontal offset cover whole rows, so they read shifted input rows
     /// and accumulate straight into the output; the other six gather their rectangle, multiply into scratch and
     /// add it in. Output channels are split across workers (each gathers for itself: 1/Cout of the work).
+    ///
+    /// ```swift
+    /// if conv.supportsDilatedTaps(height: 20, width: 20) { conv.dilatedTapsForward(x, into: y, epilogue: .biasReLU, context: ctx) }
+    /// ```
     public func dilatedTapsForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                    context: ExecutionContext) {
         checkShapes(input, output, epilogue)

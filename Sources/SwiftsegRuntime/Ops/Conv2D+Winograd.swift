@@ -1,13 +1,13 @@
 /// Winograd F(4×4, 3×3) convolution (Lavin & Gray 2015) for 3×3, dilation 1: each 4×4 output tile costs 36
 /// multiplies per input/output channel pair instead of 144. Weights are transformed once at load
-/// (`U = G g Gᵀ`, laid out as 36 matrices of `outChannels × inChannels`); per tile row, inputs are transformed
+/// (`U = G g Gᵀ`, laid out as 36 matrices of `outChannels × inChannels`); inputs are transformed
 /// (`V = Bᵀ d B`), the 36 channel mixes run as 36 GEMMs (the kernels' own register-blocked GEMM in the AVX-512
-/// build, `BLAS.sgemm` otherwise), and outputs are transformed back
-/// (`Y = Aᵀ M A`) with the bias/ReLU/residual epilogue. Transforms (SwiftsegKernels/WinogradKernels.swift, one
-/// build per instruction set) run on 16 tiles at a time in SIMD. V and M
-/// are stored channel-major (`[channel][36][tile]`, the GEMMs striding over it) so that each transform touches
-/// one contiguous block: position-major storage put the 36 vectors a multiple of 4 KiB apart, where they
-/// fought over the same cache sets.
+/// build, `BLAS.sgemm` otherwise), and outputs are transformed back (`Y = Aᵀ M A`) with the bias/ReLU/residual
+/// epilogue — per chunk of tile rows on large maps, for the whole map split by output channels on small ones.
+/// Transforms (SwiftsegKernels/WinogradKernels.swift, one build per instruction set) run on 16 tiles at a time
+/// in SIMD. V and M are stored channel-major (`[channel][36][tile]`, the GEMMs striding over it) so that each
+/// transform touches one contiguous block: position-major storage put the 36 vectors a multiple of 4 KiB
+/// apart, where they fought over the same cache sets.
 ///
 /// Rounding differs from direct convolution (the transforms scale values by up to 8× before cancelling);
 /// errors are ~1e-5 relative on U²-Net's activations, which is why the exact GEMM path stays available.
@@ -73,6 +73,11 @@ extension Conv2D {
     /// Whether this conv can run as Winograd F(4×4, 3×3).
     public var supportsWinograd: Bool { kernelSize == 3 && dilation == 1 && winograd != nil }
 
+    /// Runs the conv as Winograd F(4×4, 3×3) (weights must have been prepared), whatever the policy.
+    ///
+    /// ```swift
+    /// conv.winogradForward(x, into: y, epilogue: .biasReLU, context: ctx)
+    /// ```
     public func winogradForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                 context: ExecutionContext) {
         checkShapes(input, output, epilogue)
