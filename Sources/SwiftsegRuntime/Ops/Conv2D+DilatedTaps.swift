@@ -7,7 +7,7 @@ public final class TapWeights: @unchecked Sendable {
 
     public init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
         let count = 9 * outChannels * inChannels
-        w = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: Float.self, capacity: count)
+        w = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
         for co in 0..<outChannels {
             for ci in 0..<inChannels {
                 for tap in 0..<9 { w[(tap * outChannels + co) * inChannels + ci] = weight[(co * inChannels + ci) * 9 + tap] }

@@ -22,7 +22,7 @@ public final class WinogradWeights: @unchecked Sendable {
         self.outChannels = outChannels
         self.inChannels = inChannels
         let count = 36 * outChannels * inChannels
-        let u = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64).bindMemory(to: Float.self, capacity: count)
+        let u = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
         self.u = u
         parallelFor(count: outChannels, threads: ProcessInfoCores.count) { co, _ in
             for ci in 0..<inChannels {

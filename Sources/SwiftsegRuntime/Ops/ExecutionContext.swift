@@ -48,7 +48,7 @@ public final class ExecutionContext {
         if floats > scratchCapacity || scratch.count != threads {
             scratch.forEach { $0.deallocate() }
             scratch = (0..<threads).map { _ in
-                UnsafeMutableRawPointer.allocate(byteCount: floats * 4, alignment: 64)
+                LargeBuffer.allocate(byteCount: floats * 4)
                     .bindMemory(to: Float.self, capacity: floats)
             }
             scratchCapacity = floats

@@ -28,7 +28,7 @@ public final class Arena {
         release(to: Mark(top: 0, overflowCount: 0))
         if peakBytes > capacity {
             block?.deallocate()
-            block = UnsafeMutableRawPointer.allocate(byteCount: peakBytes, alignment: 64)
+            block = LargeBuffer.allocate(byteCount: peakBytes)
             capacity = peakBytes
         }
     }
