@@ -33,6 +33,21 @@ final class ArenaTests: XCTestCase {
     }
 }
 
+extension ArenaTests {
+    /// Big buffers come 2 MiB-aligned (huge-page candidates), small ones 64-byte aligned; all are writable to
+    /// the end and freed with `deallocate()`.
+    func testLargeBufferAlignment() {
+        for bytes in [64, 4096, (2 << 20) - 4, 2 << 20, (5 << 20) + 12] {
+            let p = LargeBuffer.allocate(byteCount: bytes)
+            let alignment = bytes >= 2 << 20 ? 2 << 20 : 64
+            XCTAssertEqual(Int(bitPattern: p) % alignment, 0, "\(bytes) bytes")
+            p.storeBytes(of: 7, toByteOffset: bytes - 1, as: UInt8.self)
+            XCTAssertEqual(p.load(fromByteOffset: bytes - 1, as: UInt8.self), 7)
+            p.deallocate()
+        }
+    }
+}
+
 final class WeightsTests: XCTestCase {
     func write(_ bytes: [UInt8]) -> String {
         let path = NSTemporaryDirectory() + "swiftseg-test-\(UUID().uuidString).safetensors"
