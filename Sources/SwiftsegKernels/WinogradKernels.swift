@@ -210,7 +210,7 @@ public enum WinogradKernels {
     }
 
     // Plain loops instead of the standard library's generic `update(repeating:)`/`update(from:)`: their
-    // specialisations would be linked once for both builds of this module (see Package.swift).
+    // specialisations would be linked once for all builds of this module (see Package.swift).
     @inline(__always) static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
         var i = 0
         let zero = Vector(repeating: 0)

@@ -2,16 +2,16 @@ import SwiftsegKernels
 import SwiftsegKernelsAVX2
 import SwiftsegKernelsAVX512
 
-/// Which build of the SIMD kernels module runs (Package.swift compiles it twice).
+/// Which build of the SIMD kernels module runs (Package.swift compiles it three times).
 ///
 /// ```swift
 /// let ctx = ExecutionContext(threads: 2)
-/// ctx.isa = .baseline   // e.g. to compare against the AVX-512 build
+/// ctx.isa = .baseline   // e.g. to compare against the AVX2 or AVX-512 build
 /// ```
 public enum KernelISA: String, Sendable, CaseIterable {
     /// Built for the architecture's baseline (x86-64 SSE2, arm64 NEON): runs on every CPU.
     case baseline
-    /// Built with `-target-cpu haswell` (AVX2, FMA, BMI2): most x86-64 CPUs since 2013–2015.
+    /// Built with `-target-cpu haswell` (AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT): most x86-64 CPUs since 2013–2015.
     case avx2
     /// Built with `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL and FMA): needs such a CPU.
     case avx512
@@ -108,7 +108,7 @@ struct Kernels: Sendable {
         }
     }
 
-    /// Scratch sizes are the same in both builds (same source).
+    /// Scratch sizes are the same in every build (same source).
     static func winogradInputScratchFloats(tiles: Int) -> Int {
         SwiftsegKernels.WinogradKernels.inputScratchFloats(tiles: tiles)
     }
