@@ -233,7 +233,7 @@ extension WinogradKernels {
     /// vectors loaded once per k and each A element broadcast into 2 FMAs); no packing, because U is constant
     /// and V is already laid out k-major with contiguous columns.
     ///
-    /// Meant for the AVX-512 build (32 vector registers, FMA); the baseline build uses BLAS instead.
+    /// Meant for the AVX-512 build (32 vector registers, FMA); the baseline and AVX2 builds call BLAS instead.
     @inline(never)
     public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
                             b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
