@@ -6,9 +6,10 @@ import Synchronization
 ///
 /// Tasks are handed out dynamically from an atomic counter, so uneven tiles balance; `worker` is in
 /// `0..<threads` and names the per-worker scratch a task may use. With one thread (or one task) everything
-/// runs inline on the caller's thread. (Dispatch boxes the closure on each fork: a few small heap
-/// allocations per parallel op, measured by `AllocationTests`; a thread pool of our own that removed most of
-/// them was no faster here, so Dispatch stays.)
+/// runs inline on the caller's thread. Workers are ``WorkerPool``'s long-lived threads, which spin briefly
+/// between jobs; when another thread is already using the pool, this call falls back to Dispatch's
+/// `concurrentPerform`. (Either way a fork costs a small heap block or a few, for the closure: measured by
+/// `AllocationTests`.)
 ///
 /// ```swift
 /// parallelFor(count: tiles, threads: 2) { tile, worker in process(tile, scratch[worker]) }
@@ -19,7 +20,8 @@ public func parallelFor(count: Int, threads: Int, _ body: (_ task: Int, _ worker
         for task in 0..<count { body(task, 0) }
         return
     }
-    let next = Atomic<Int>(0)
+    if WorkerPool.shared.run(count: count, workers: workers, body) { return }
+    let next = Atomic<Int>(0)  // the pool is busy (another thread's job): Dispatch
     withoutActuallyEscaping(body) { body in
         let shared = UncheckedSendable(body)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in

@@ -1,0 +1,123 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Long-lived helper threads for ``parallelFor(count:threads:_:)``: helper `i` is worker `i`, the caller is
+/// worker 0. Between jobs a helper spins for a short while before it sleeps on a condition variable, as ONNX
+/// Runtime's pool does: a forward pass is a few hundred parallel ops separated by microseconds of serial work,
+/// and waking a sleeping thread for each let Linux place it on the waker's core (wake-affine), which made
+/// whole two-thread runs ~25 % slower at random. One job runs at a time; a second caller gets `false` and
+/// uses Dispatch instead.
+final class WorkerPool: @unchecked Sendable {
+    static let shared = WorkerPool()
+
+    /// Spin iterations (atomic loads) a helper waits for the next job before sleeping: ~50–100 µs.
+    private static let spinLimit = 20_000
+
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let inUse = Atomic<Bool>(false)
+    /// The published job's number and its helper count in one word (`number << 16 | helpers`), so a helper
+    /// reads both from the same job.
+    private let state = Atomic<Int>(0)
+    private let pending = Atomic<Int>(0)
+    private let next = Atomic<Int>(0)
+    // Written by the caller before `state` is bumped (release), read by participating helpers after (acquire).
+    private var job: UnsafePointer<Job>?
+    private var helpers = 0  // caller only
+
+    /// The job as the helpers see it (a concrete struct, so the closure keeps its natural representation).
+    private struct Job {
+        let body: (Int, Int) -> Void
+        let count: Int
+    }
+
+    private init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(wake, nil)
+    }
+
+    /// Runs the job on the caller and `workers - 1` helpers; false (nothing run) if another job is running.
+    @inline(never)
+    func run(count: Int, workers: Int, _ body: (Int, Int) -> Void) -> Bool {
+        guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+        defer { inUse.store(false, ordering: .releasing) }
+        while helpers < workers - 1 {  // created once, on first need
+            helpers += 1
+            // The job number it has "seen" is taken now, before this call publishes: a thread that starts
+            // late still takes part in the job below.
+            let index = helpers, seen = state.load(ordering: .acquiring) >> 16
+            let thread = Thread { [unowned self] in self.helperLoop(index: index, seen: seen) }
+            thread.name = "swiftseg-worker-\(index)"
+            thread.start()
+        }
+        withoutActuallyEscaping(body) { body in
+            var current = Job(body: body, count: count)
+            withUnsafePointer(to: &current) { current in
+                job = current
+                next.store(0, ordering: .relaxed)
+                pending.store(workers - 1, ordering: .relaxed)
+                pthread_mutex_lock(mutex)
+                let number = (state.load(ordering: .relaxed) >> 16) &+ 1
+                state.store(number << 16 | (workers - 1), ordering: .releasing)
+                pthread_cond_broadcast(wake)
+                pthread_mutex_unlock(mutex)
+
+                runTasks(body, count: count, worker: 0)
+
+                var spins = 0
+                while pending.load(ordering: .acquiring) > 0 {  // helpers finish their last task
+                    spins += 1
+                    if spins > WorkerPool.spinLimit { sched_yield() }
+                }
+                job = nil
+            }
+        }
+        return true
+    }
+
+    private func runTasks(_ body: (Int, Int) -> Void, count: Int, worker: Int) {
+        while true {
+            let task = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            if task >= count { return }
+            body(task, worker)
+        }
+    }
+
+    /// A helper's share of the current job. Not inlined, so its copy of the closure is released before it
+    /// returns, before the helper reports back (the caller's `withoutActuallyEscaping` checks that nothing
+    /// kept the closure).
+    @inline(never)
+    private func runJob(worker: Int) {
+        guard let work = job else { return }
+        runTasks(work.pointee.body, count: work.pointee.count, worker: worker)
+    }
+
+    private func helperLoop(index: Int, seen start: Int) {
+        var seen = start
+        while true {
+            // Spin briefly for the next job, then sleep until one is published.
+            var spins = 0
+            var current = state.load(ordering: .acquiring)
+            while current >> 16 == seen && spins < WorkerPool.spinLimit {
+                spins += 1
+                current = state.load(ordering: .acquiring)
+            }
+            if current >> 16 == seen {
+                pthread_mutex_lock(mutex)
+                while state.load(ordering: .acquiring) >> 16 == seen { pthread_cond_wait(wake, mutex) }
+                pthread_mutex_unlock(mutex)
+                current = state.load(ordering: .acquiring)
+            }
+            seen = current >> 16
+            // A job this helper is part of cannot end, nor the next be published, until it reports back.
+            guard index <= current & 0xFFFF else { continue }
+            runJob(worker: index)
+            pending.subtract(1, ordering: .releasing)
+        }
+    }
+}
