@@ -28,15 +28,15 @@ final class AllocationTests: XCTestCase {
             for policy in [ConvKernelPolicy.auto, .gemm] {
                 for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
                     net.forward(input.view, into: output.view, context: context)   // sizes the plan
-                    net.forward(input.view, into: output.view, context: context)   // warms Dispatch's workers
+                    net.forward(input.view, into: output.view, context: context)   // starts the pool's threads
                     swiftseg_allocation_counter_start()
                     for _ in 0..<3 { net.forward(input.view, into: output.view, context: context) }
                     let allocations = swiftseg_allocation_counter_stop(), large = swiftseg_allocation_counter_large()
                     let label = "\(threads) thread(s), \(isa), \(policy)"
                     print("allocations in 3 passes, \(label): \(allocations), \(large) of them ≥ 4 KiB "
                           + "(+ \(swiftseg_allocation_counter_blas()) inside OpenBLAS)")
-                    // No buffer is ever allocated per pass; on one thread nothing at all is. With more threads
-                    // Dispatch's concurrentPerform boxes its closure (small blocks) on every fork.
+                    // No buffer is ever allocated per pass; on one thread nothing at all is. With more threads,
+                    // handing the closure to the pool's threads costs a small block per fork.
                     XCTAssertEqual(large, 0, "\(label): buffer-sized heap allocations in 3 passes")
                     if threads == 1 { XCTAssertEqual(allocations, 0, "\(label): heap allocations in 3 passes") }
                 }
