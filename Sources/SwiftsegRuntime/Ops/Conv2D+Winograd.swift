@@ -116,7 +116,7 @@ extension Conv2D {
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         // Per worker: V, M and the transforms' own scratch.
         let kernels = context.kernels
-        let transformFloats = max(Kernels.winogradInputScratchFloats(tiles: nb), Kernels.winogradOutputScratchFloats)
+        let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let (relu, residual) = winogradEpilogue(epilogue)
         parallelFor(count: rowGroups * chunks, threads: context.threads) { task, worker in
@@ -129,15 +129,7 @@ extension Conv2D {
                                       transformScratch)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
-            for p in 0..<36 {  // M[·][p] = U[p] · V[·][p]
-                let u = wg.u + p * outChannels * inChannels
-                if let gemm = kernels.winogradGEMM {
-                    gemm(outChannels, columns, inChannels, u, inChannels, v + p * ld, 36 * ld, m + p * ld, 36 * ld)
-                } else {
-                    BLAS.sgemm(m: outChannels, n: columns, k: inChannels, a: u, lda: inChannels, b: v + p * ld,
-                               ldb: 36 * ld, c: m + p * ld, ldc: 36 * ld)
-                }
-            }
+            winogradChannelMix(wg, channels: 0..<outChannels, columns: columns, v: v, m: m, ld: ld, kernels: kernels)
             for r in 0..<rows {
                 kernels.winogradOutput(m + r * rowStride, ld, outChannels, bias, output.data, h, w, ty0 + r, tx0, n,
                                        relu, residual, transformScratch)
@@ -158,7 +150,7 @@ extension Conv2D {
         let ld = ((tilesY - 1) * tilesX + nb + 15) / 16 * 16
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         let kernels = context.kernels
-        let transformFloats = max(Kernels.winogradInputScratchFloats(tiles: nb), Kernels.winogradOutputScratchFloats)
+        let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let v = scratch[0], m = v + vFloats
@@ -178,20 +170,28 @@ extension Conv2D {
         let outPer = ((outChannels + blocks - 1) / blocks + 7) / 8 * 8
         parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads) { block, worker in
             let c0 = block * outPer, c1 = min(outChannels, c0 + outPer), mb = c1 - c0
-            for p in 0..<36 {  // M[c0..<c1][p] = U[p][c0..<c1] · V[·][p]
-                let u = wg.u + (p * outChannels + c0) * inChannels
-                let mp = m + (c0 * 36 + p) * ld
-                if let gemm = kernels.winogradGEMM {
-                    gemm(mb, columns, inChannels, u, inChannels, v + p * ld, 36 * ld, mp, 36 * ld)
-                } else {
-                    BLAS.sgemm(m: mb, n: columns, k: inChannels, a: u, lda: inChannels, b: v + p * ld,
-                               ldb: 36 * ld, c: mp, ldc: 36 * ld)
-                }
-            }
+            winogradChannelMix(wg, channels: c0..<c1, columns: columns, v: v, m: m, ld: ld, kernels: kernels)
             for ty in 0..<tilesY {
                 kernels.winogradOutput(m + c0 * 36 * ld + ty * tilesX, ld, mb, bias + c0, output.data + c0 * hw,
                                        h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
                                        scratch[worker] + vFloats + mFloats)
+            }
+        }
+    }
+
+    /// M[c][p] = U[p][c] · V[·][p] for output channels `channels` and all 36 positions (M, V channel-major with
+    /// rows `ld` apart; `columns` tiles): the kernels' own GEMM where the build has one, `BLAS.sgemm` otherwise.
+    private func winogradChannelMix(_ wg: WinogradWeights, channels: Range<Int>, columns: Int,
+                                    v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>, ld: Int,
+                                    kernels: Kernels) {
+        for p in 0..<36 {
+            let u = wg.u + (p * outChannels + channels.lowerBound) * inChannels
+            let b = v + p * ld, c = m + (channels.lowerBound * 36 + p) * ld
+            if let gemm = kernels.winogradGEMM {
+                gemm(channels.count, columns, inChannels, u, inChannels, b, 36 * ld, c, 36 * ld)
+            } else {
+                BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b, ldb: 36 * ld,
+                           c: c, ldc: 36 * ld)
             }
         }
     }

@@ -108,9 +108,9 @@ struct Kernels: Sendable {
         }
     }
 
-    /// Scratch sizes are the same in every build (same source).
-    static func winogradInputScratchFloats(tiles: Int) -> Int {
-        SwiftsegKernels.WinogradKernels.inputScratchFloats(tiles: tiles)
+    /// Scratch either Winograd transform needs for `tiles` tiles; the same in every build (same source).
+    static func winogradTransformScratchFloats(tiles: Int) -> Int {
+        max(SwiftsegKernels.WinogradKernels.inputScratchFloats(tiles: tiles),
+            SwiftsegKernels.WinogradKernels.outputScratchFloats)
     }
-    static var winogradOutputScratchFloats: Int { SwiftsegKernels.WinogradKernels.outputScratchFloats }
 }
