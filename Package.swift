@@ -11,7 +11,8 @@ import PackageDescription
 let avx2Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]),
                                    .define("SWIFTSEG_FMA"), .define("SWIFTSEG_PERMUTES")]
 let avx512Kernels: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512"]),
-                                     .define("SWIFTSEG_FMA"), .define("SWIFTSEG_PERMUTES")]
+                                     .define("SWIFTSEG_FMA"), .define("SWIFTSEG_PERMUTES"),
+                                     .define("SWIFTSEG_32_REGISTERS")]
 #else
 let avx2Kernels: [SwiftSetting] = []
 let avx512Kernels: [SwiftSetting] = []
@@ -38,9 +39,9 @@ let package = Package(
                 dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX2", "SwiftsegKernelsAVX512",
                                "SwiftsegEmbeddedWeights"]),
         // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX2 and AVX-512 (see the top).
-        .target(name: "SwiftsegKernels"),
-        .target(name: "SwiftsegKernelsAVX2", swiftSettings: avx2Kernels),
-        .target(name: "SwiftsegKernelsAVX512", swiftSettings: avx512Kernels),
+        .target(name: "SwiftsegKernels", dependencies: ["_CPrefetch"]),
+        .target(name: "SwiftsegKernelsAVX2", dependencies: ["_CPrefetch"], swiftSettings: avx2Kernels),
+        .target(name: "SwiftsegKernelsAVX512", dependencies: ["_CPrefetch"], swiftSettings: avx512Kernels),
         // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
         .target(
             name: "SwiftsegEmbeddedWeights",
@@ -53,6 +54,8 @@ let package = Package(
         // opened lazily by SwiftsegRuntime/BLAS/BLAS.swift, so its core type can be chosen before it loads.
         .systemLibrary(name: "_CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "_CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Header only: the prefetch instruction for the kernels (Sources/_CPrefetch/prefetch.h).
+        .systemLibrary(name: "_CPrefetch"),
 
         // MARK: Tests
         .testTarget(name: "SwiftsegRuntimeTests",

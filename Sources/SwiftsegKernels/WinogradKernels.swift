@@ -4,6 +4,8 @@
 ///
 /// Layouts: V and M are channel-major, `[channel][36][ld]` (element `t` of row `channel·36 + p` is position
 /// `p` of tile `t`), so each transform touches one contiguous block.
+import _CPrefetch
+
 public enum WinogradKernels {
     typealias Vector = SIMDKernels.Vector
     static let width = SIMDKernels.width
@@ -38,11 +40,15 @@ public enum WinogradKernels {
             let plane = input + ci * h * w
             // The 6 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
             // of 16 consecutive tiles is one contiguous vector: phase[c mod 4][tile + c / 4 …].
+            // The next channel's rows are fetched while this one is split: on maps larger than the caches each
+            // channel's 6 short rows are separate streams the hardware prefetcher does not pick up in time.
+            let next = ci + 1 < channels ? plane + h * w : nil
             for r in 0..<6 {
                 let rowPhases = phases + r * rowLength
                 let y = 4 * ty - 1 + r
                 guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
-                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases)
+                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases,
+                            prefetching: next.map { $0 + y * w })
             }
             var t = 0
             while t < nb {
@@ -164,11 +170,17 @@ public enum WinogradKernels {
     }
 
     /// phases[q · length/4 + k] = pixel `x0 + 4k + q` of `row` (zero outside `0 ..< width`), for `length` pixels
-    /// from `x0` (a multiple of 64).
+    /// from `x0` (a multiple of 64); prefetches the same pixels of `nextRow` if given.
     @inline(__always)
     static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
-                            padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
+                            padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>,
+                            prefetching nextRow: UnsafePointer<Float>?) {
         let stride = length / 4
+        if let nextRow {  // the same pixels of the row the next call will split, one request per cache line
+            var x = Swift.max(0, x0)
+            let end = Swift.min(w, x0 + length)
+            while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
+        }
         #if SWIFTSEG_PERMUTES || arch(arm64)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
         // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last

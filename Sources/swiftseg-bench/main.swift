@@ -28,7 +28,7 @@ let help = """
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
-                      channel pairs from u2netp and u2net) with the Winograd and the GEMM kernels, and
+                      channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
@@ -42,6 +42,7 @@ struct Options {
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
     var soak = 0, jobs = 2, layers = false, sizesGiven = false
+    var channelPairs: [(Int, Int)]? = nil
 }
 
 func die(_ message: String) -> Never {
@@ -89,6 +90,15 @@ func parseOptions(_ args: [String]) -> Options {
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
         case "--layers": o.layers = true
+        case "--channels":
+            let v = value()
+            o.channelPairs = v.split(separator: ",").map { pair in
+                let parts = pair.split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2, parts.allSatisfy({ $0 >= 1 }) else {
+                    die("--channels expects in×out pairs like 128x64,32x16, got '\(v)'")
+                }
+                return (parts[0], parts[1])
+            }
         case "-h", "--help": print(help, terminator: ""); exit(0)
         default: die("unknown option '\(args[i])' (see --help)")
         }
@@ -249,14 +259,15 @@ func runSoak(_ options: Options) {
     }
 }
 
-/// Single 3×3 dilation-1 convs timed with each kernel: the data behind `Conv2D.selectKernel`.
+/// Single 3×3 dilation-1 convs timed with each kernel (Winograd, direct, GEMM): the data behind `Conv2D.selectKernel`.
 func runLayers(_ options: Options) {
     let sizes = options.sizesGiven ? options.sizes : [10, 20, 40, 80]
-    let pairs = [(16, 16), (64, 64), (128, 128), (256, 256), (512, 256), (512, 512), (1024, 256), (1024, 512)]
+    let pairs = options.channelPairs
+        ?? [(16, 16), (64, 64), (128, 128), (256, 256), (512, 256), (512, 512), (1024, 256), (1024, 512)]
     let threads = options.threads[0]
     print("threads: \(threads), isa: \(options.isas[0].rawValue), median of \(options.iterations)\n")
-    print("| size | in→out | winograd ms | gemm ms | winograd/gemm | rule picks |")
-    print("|---|---|---|---|---|---|")
+    print("| size | in→out | winograd ms | direct ms | gemm ms | winograd/gemm | direct/gemm | rule picks |")
+    print("|---|---|---|---|---|---|---|---|")
     for size in sizes {
         for (cin, cout) in pairs {
             let weight = Tensor(shape: [cout * cin * 9]), bias = Tensor(shape: [cout])
@@ -266,12 +277,16 @@ func runLayers(_ options: Options) {
             let input = Tensor(channels: cin, height: size, width: size), output = Tensor(channels: cout, height: size, width: size)
             for i in 0..<input.count { input.data[i] = Float(i % 17) / 17 }
             var ms: [ConvKernelPolicy: Double] = [:]
-            for policy in [ConvKernelPolicy.winograd, .gemm] {
+            for policy in [ConvKernelPolicy.winograd, .direct, .gemm] {
                 let context = ExecutionContext(threads: threads, policy: policy)
                 context.isa = options.isas[0]
-                let run = { policy == .winograd
-                    ? conv.winogradForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
-                    : conv.gemmForward(input.view, into: output.view, epilogue: .biasReLU, context: context) }
+                let run = {
+                    switch policy {
+                    case .winograd: conv.winogradForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
+                    case .direct: conv.directForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
+                    default: conv.gemmForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
+                    }
+                }
                 for _ in 0..<options.warmup { run() }
                 var samples: [Double] = []
                 for _ in 0..<options.iterations {
@@ -282,8 +297,8 @@ func runLayers(_ options: Options) {
                 ms[policy] = median(samples)
             }
             let pick = conv.selectKernel(policy: .auto, height: size, width: size)
-            print(String(format: "| %d | %d→%d | %.3f | %.3f | %.2f | %@ |", size, cin, cout, ms[.winograd]!, ms[.gemm]!,
-                         ms[.winograd]! / ms[.gemm]!, pick.rawValue))
+            print(String(format: "| %d | %d→%d | %.3f | %.3f | %.3f | %.2f | %.2f | %@ |", size, cin, cout, ms[.winograd]!,
+                         ms[.direct]!, ms[.gemm]!, ms[.winograd]! / ms[.gemm]!, ms[.direct]! / ms[.gemm]!, pick.rawValue))
         }
     }
 }

@@ -39,7 +39,7 @@ final class ConvTests: XCTestCase {
             let expected = Tensor(channels: cout, height: h, width: w)
             conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
             for threads in [1, 2] {
-                for policy in [ConvKernelPolicy.gemm, .winograd, .auto] {
+                for policy in [ConvKernelPolicy.gemm, .winograd, .direct, .auto] {
                     for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
                         let out = Tensor(channels: cout, height: h, width: w)
                         conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
@@ -85,12 +85,62 @@ final class ConvTests: XCTestCase {
         XCTAssertFalse(dilated.supportsWinograd)
         XCTAssertEqual(dilated.selectKernel(policy: .winograd, height: 40, width: 40), .gemm)
         // The shape rule: tiny maps take GEMM under `.auto`, Winograd only when forced.
-        let w3 = randomTensor(channels: 4, height: 4, width: 9, seed: 3)
-        let plain = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 1, weight: w3.data, bias: b1.data, prepareFastKernels: true)
+        let w3 = randomTensor(channels: 8, height: 8, width: 9, seed: 3), b3 = randomTensor(channels: 1, height: 1, width: 8, seed: 4)
+        let plain = Conv2D(outChannels: 8, inChannels: 8, kernelSize: 3, dilation: 1, weight: w3.data, bias: b3.data, prepareFastKernels: true)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 10, width: 10), .gemm)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 16, width: 13), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 20, width: 20), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .winograd, height: 10, width: 10), .winograd)
+    }
+
+    /// The direct 3×3 kernel against the reference: widths below, at and just past a vector (1, 15, 16, 17, 33)
+    /// and long rows, one and two rows, output channels covering the 8-, 4- and 1-channel blocks, odd input
+    /// channel counts (the paired partial sums), every epilogue, writing into a channel slice, each build the CPU
+    /// runs, one and two threads.
+    func testDirectMatchesReference() {
+        let shapes = [(1, 1, 1, 1), (3, 64, 17, 33), (64, 1, 9, 16), (5, 13, 2, 15), (3, 5, 1, 17), (2, 4, 23, 31),
+                      (17, 3, 6, 320), (64, 8, 5, 48), (4, 16, 20, 20), (3, 11, 7, 1)]
+        for (n, (cin, cout, h, w)) in shapes.enumerated() {
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(60 + n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(160 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(260 + n))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(360 + n))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                              bias: bias.data)
+            XCTAssertTrue(conv.supportsDirect)
+            for (e, epilogue) in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)].enumerated() {
+                let expected = Tensor(channels: cout, height: h, width: w)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for (isa, context) in contextsForEveryISA(threads: 1 + (n + e) % 2) {
+                    let cat = Tensor(channels: cout + 2, height: h, width: w)
+                    for i in 0..<cat.count { cat.data[i] = 7 }
+                    conv.directForward(x.view, into: cat.view.channels(1..<(cout + 1)), epilogue: epilogue,
+                                       context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(cat.view.channels(1..<(cout + 1)), expected.view),
+                                             1e-5 * Float(cin * 9).squareRoot(), "\(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
+                    for c in [0, cout + 1] {
+                        XCTAssertTrue(UnsafeBufferPointer(start: cat.view.plane(c), count: h * w).allSatisfy { $0 == 7 },
+                                      "\(cin)→\(cout) \(h)×\(w) wrote outside its channels")
+                    }
+                }
+            }
+        }
+        // The shape rule: few output channels always, few input channels from 64×64 up (GEMM below); wide
+        // layers never.
+        func conv(_ cin: Int, _ cout: Int, dilation: Int = 1) -> Conv2D {
+            let w = randomTensor(channels: cout, height: cin, width: 9, seed: 5), b = randomTensor(channels: 1, height: 1, width: cout, seed: 6)
+            return Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: dilation, weight: w.data,
+                          bias: b.data, prepareFastKernels: true)
+        }
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 10, width: 10), .direct)
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 320, width: 320), .direct)
+        XCTAssertEqual(conv(3, 64).selectKernel(policy: .auto, height: 320, width: 320), .direct)
+        XCTAssertEqual(conv(3, 64).selectKernel(policy: .auto, height: 40, width: 40), .gemm)
+        XCTAssertEqual(conv(16, 16).selectKernel(policy: .auto, height: 320, width: 320), .winograd)
+        XCTAssertEqual(conv(16, 1, dilation: 2).selectKernel(policy: .auto, height: 40, width: 40), .gemm)
+        XCTAssertEqual(conv(16, 1, dilation: 2).selectKernel(policy: .direct, height: 40, width: 40), .gemm)
+        XCTAssertEqual(conv(16, 16).selectKernel(policy: .direct, height: 40, width: 40), .direct)
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .gemm, height: 40, width: 40), .gemm)
     }
 
     /// The tap-wise dilated kernel against the reference: dilations as large as the map or larger (taps that

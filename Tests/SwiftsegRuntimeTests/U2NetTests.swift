@@ -43,9 +43,10 @@ final class U2NetTests: XCTestCase {
 }
 
 extension U2NetTests {
-    /// Without the Winograd weights (the `--exact` load), every policy runs the exact GEMM kernels: `.auto`
-    /// gives bit-for-bit the `.gemm` result, and that differs from the default model's Winograd result.
-    func testModelWithoutWinogradWeightsRunsGEMMOnly() throws {
+    /// Without the Winograd weights (the `--exact` load), `.auto` runs only exact kernels (GEMM, and the direct
+    /// kernel on thin layers, which forms the same products in another order): within float rounding of the
+    /// `.gemm` result, and different from the default model's Winograd result.
+    func testModelWithoutWinogradWeightsRunsExactKernelsOnly() throws {
         let exact = try U2Net(source: .u2netp, prepareFastKernels: false)
         let input = try NPY.read(path: Fixtures.path("photos/coffee-crop.input.npy"))
         func run(_ net: U2Net, _ policy: ConvKernelPolicy) -> Tensor {
@@ -54,7 +55,7 @@ extension U2NetTests {
             return out
         }
         let auto = run(exact, .auto), gemm = run(exact, .gemm), winograd = run(Self.net, .auto)
-        XCTAssertEqual(maxAbsDiff(auto.view, gemm.view), 0)
+        XCTAssertLessThanOrEqual(maxAbsDiff(auto.view, gemm.view), 1e-4)  // the --exact bound against ONNX Runtime
         XCTAssertGreaterThan(maxAbsDiff(auto.view, winograd.view), 0)
     }
 }

@@ -67,6 +67,8 @@ public struct Conv2D: @unchecked Sendable {
             context.timeOp("conv reference") { referenceForward(input, into: output, epilogue: epilogue) }
         case .winograd:
             context.timeOp("conv3x3 winograd") { winogradForward(input, into: output, epilogue: epilogue, context: context) }
+        case .direct:
+            context.timeOp("conv3x3 direct") { directForward(input, into: output, epilogue: epilogue, context: context) }
         case .gemm, .auto:
             if supportsDilatedTaps(height: input.height, width: input.width) {
                 context.timeOp("conv3x3 dilated taps") {
@@ -80,19 +82,23 @@ public struct Conv2D: @unchecked Sendable {
         }
     }
 
-    /// The kernel rule, deterministic per layer shape. `.auto` runs Winograd on layers that support it (3×3,
+    /// The kernel rule, deterministic per layer shape. `.auto` runs thin 3×3 dilation-1 layers with the direct
+    /// kernel (at most 4 output channels; at most 4 input channels on maps of 64×64 and up, GEMM below; see
+    /// Conv2D+Direct.swift), Winograd on the other layers that support it (3×3,
     /// dilation 1, weights prepared) when the map has at least ``winogradMinimumTiles`` 4×4 tiles, and GEMM
     /// elsewhere (dilated 3×3, 1×1, and tiny maps, where Winograd's 4× larger weights cost more to stream than
     /// the multiplies it saves: `swiftseg-bench --layers` measured GEMM 1.1–2.2× faster at 10×10 and
     /// Winograd 1.4–2.8× faster from 20×20 up, for 16 to 1024 channels). `.winograd` forces Winograd
-    /// wherever supported; `.gemm` and `.reference` force those kernels. (Under `.gemm` and `.auto`, dilated
+    /// wherever supported, `.direct` the direct kernel; `.gemm` and `.reference` force those kernels. (Under `.gemm` and `.auto`, dilated
     /// 3×3 layers with tap-major weights prepared run the tap-wise GEMM, which is exact too: it only skips the
     /// products with zero padding that im2col would multiply.)
     public func selectKernel(policy: ConvKernelPolicy, height: Int, width: Int) -> ConvKernelPolicy {
         switch policy {
         case .reference, .gemm: return policy
         case .winograd: return supportsWinograd ? .winograd : .gemm
+        case .direct: return supportsDirect ? .direct : .gemm
         case .auto:
+            if let thin = thinLayerKernel(height: height, width: width) { return thin }
             let tiles = ((height + 3) / 4) * ((width + 3) / 4)
             return supportsWinograd && tiles >= Conv2D.winogradMinimumTiles ? .winograd : .gemm
         }

@@ -9,6 +9,8 @@ public enum ConvKernelPolicy: String, Sendable, CaseIterable {
     case gemm
     /// Winograd F(4×4, 3×3) wherever a layer supports it, GEMM elsewhere (Conv2D+Winograd.swift).
     case winograd
+    /// The direct 3×3 kernel wherever a layer supports it (3×3, dilation 1), GEMM elsewhere (Conv2D+Direct.swift).
+    case direct
     /// The fastest kernel for each layer's shape (``Conv2D/selectKernel(policy:)``).
     case auto
 }

@@ -57,6 +57,13 @@ struct Kernels: Sendable {
                                 _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
                                 _ ldc: Int) -> Void
 
+    /// Output rows of a 3×3 dilation-1 conv for a range of output channels (DirectConvKernels.conv3x3Rows).
+    typealias DirectConvRows = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
+                                          _ width: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                          _ firstChannel: Int, _ endChannel: Int, _ firstRow: Int, _ endRow: Int,
+                                          _ output: UnsafeMutablePointer<Float>, _ relu: Bool,
+                                          _ residual: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) -> Void
+
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
@@ -68,6 +75,8 @@ struct Kernels: Sendable {
     /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
     /// and FMA, so only the AVX-512 build uses it).
     let winogradGEMM: GEMM?
+    /// The direct 3×3 conv for layers with few input or output channels.
+    let directConvRows: DirectConvRows
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
@@ -79,6 +88,7 @@ struct Kernels: Sendable {
         winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform,
         winogradGEMM: nil,
+        directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
@@ -87,6 +97,7 @@ struct Kernels: Sendable {
         winogradInput: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
         winogradGEMM: nil,
+        directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
@@ -95,6 +106,7 @@ struct Kernels: Sendable {
         winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
         winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
+        directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
@@ -106,6 +118,11 @@ struct Kernels: Sendable {
         case .avx2: return avx2
         case .avx512: return avx512
         }
+    }
+
+    /// Scratch the direct conv needs per worker; the same in every build.
+    static func directConvScratchFloats(inChannels: Int, width: Int) -> Int {
+        SwiftsegKernels.DirectConvKernels.scratchFloats(inChannels: inChannels, width: width)
     }
 
     /// Scratch either Winograd transform needs for `tiles` tiles; the same in every build (same source).

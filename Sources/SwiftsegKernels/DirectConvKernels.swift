@@ -1,0 +1,179 @@
+/// Direct 3×3 convolution (stride 1, dilation 1, zero padding 1) on NCHW planes, one output row at a time,
+/// 16 output pixels per vector. For the layers where Winograd's transforms cost more than the multiplies they
+/// save: few output channels (U²-Net's 64→1 side outputs) or few input channels (the 3→64 first conv).
+/// `SwiftsegRuntime/Ops/Conv2D+Direct.swift` splits the work and picks the layers; this file is the arithmetic,
+/// compiled once per instruction set like the rest of the module.
+///
+/// Each product is formed once, as in the reference loop, and summed in float (ordered by input channel, then
+/// kernel row, in partial sums), so results agree with the reference to float rounding.
+public enum DirectConvKernels {
+    typealias Vector = SIMDKernels.Vector
+    static let width = SIMDKernels.width
+    /// Floats between padded rows: the row, a zero on each side, and the last vector's overreach.
+    static func paddedRowFloats(width w: Int) -> Int { (w + 2 + 31) / 16 * 16 }
+
+    /// Floats of scratch ``conv3x3Rows(input:inChannels:height:width:weight:bias:channels:_:rows:_:output:relu:residual:scratch:)``
+    /// needs (the caller's buffer need not be aligned).
+    public static func scratchFloats(inChannels: Int, width: Int) -> Int {
+        3 * inChannels * paddedRowFloats(width: width) + 16
+    }
+
+    /// Output rows `y0 ..< y1` of output channels `co0 ..< co1`: out = conv + bias, then ReLU if `relu`, then
+    /// + residual if given (planes laid out like `output`). `weight` is OIHW for all output channels; `output`
+    /// and `residual` point at channel 0.
+    ///
+    /// Input rows are first copied into zero-padded rows in the scratch (a ring of three per input channel,
+    /// each row copied once), so every output vector reads its 18-pixel spans the same way, edges included,
+    /// from cache-resident rows: on maps larger than the caches, reading the planes directly sent each vector to
+    /// 3·inChannels separate places in memory.
+    @inline(never)
+    public static func conv3x3Rows(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int, width w: Int,
+                                   weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                   channels co0: Int, _ co1: Int, rows y0: Int, _ y1: Int,
+                                   output: UnsafeMutablePointer<Float>, relu: Bool,
+                                   residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
+        let hw = h * w
+        let stride = paddedRowFloats(width: w)
+        let ring = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Float.self,
+                                                                                         capacity: 3 * cin * stride)
+        /// Padded input row r of channel ci: ring slot r mod 3; element k is pixel k - 1.
+        @inline(__always) func padded(_ ci: Int, _ r: Int) -> UnsafeMutablePointer<Float> { ring + (ci * 3 + r % 3) * stride }
+        @inline(__always) func load(row r: Int) {
+            for ci in 0..<cin {
+                let dst = padded(ci, r), src = input + ci * hw + r * w
+                dst[0] = 0
+                var x = 0
+                while x + width <= w { SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width }
+                while x < w { dst[1 + x] = src[x]; x += 1 }
+                while x + 1 < stride { dst[1 + x] = 0; x += 1 }
+            }
+        }
+        for r in Swift.max(0, y0 - 1)..<Swift.min(h, y0 + 1) { load(row: r) }
+        let zero = Vector(repeating: 0)
+        let lastX = (w - 1) / width * width
+        for y in y0..<y1 {
+            if y + 1 < h { load(row: y + 1) }
+            let ky0 = y == 0 ? 1 : 0, ky1 = y == h - 1 ? 2 : 3   // kernel rows that fall inside the image
+            /// Epilogue and store of one output vector at x of channel co.
+            @inline(__always) func put(_ acc: Vector, _ co: Int, _ x: Int) {
+                var v = acc
+                if relu { v = SIMDKernels.max(v, zero) }
+                let offset = co * hw + y * w + x
+                if x + width <= w {
+                    if let residual { v += SIMDKernels.load(residual + offset) }
+                    SIMDKernels.store(v, output + offset)
+                } else {
+                    for lane in 0..<(w - x) { output[offset + lane] = v[lane] + (residual?[offset + lane] ?? 0) }
+                }
+            }
+            var x = 0
+            while x <= lastX {
+                /// Pixels x - 1 ... x + 16 of input row y + ky - 1, channel ci.
+                @inline(__always) func source(_ ci: Int, _ ky: Int) -> UnsafePointer<Float> {
+                    UnsafePointer(padded(ci, y + ky - 1) + x)
+                }
+                var co = co0
+                #if SWIFTSEG_32_REGISTERS
+                while co + 8 <= co1 {
+                    block8(cin: cin, ky0: ky0, ky1: ky1, weight: weight + co * cin * 9, bias: bias + co, source: source,
+                           store: { acc, k in put(acc, co + k, x) })
+                    co += 8
+                }
+                #endif
+                while co + 4 <= co1 {
+                    block4(cin: cin, ky0: ky0, ky1: ky1, weight: weight + co * cin * 9, bias: bias + co, source: source,
+                           store: { acc, k in put(acc, co + k, x) })
+                    co += 4
+                }
+                while co < co1 {
+                    put(single(cin: cin, ky0: ky0, ky1: ky1, weight: weight + co * cin * 9, bias: bias[co], source: source),
+                        co, x)
+                    co += 1
+                }
+                x += width
+            }
+        }
+    }
+
+    /// Eight output channels of one vector: eight accumulators (fills AVX-512's registers; spills on AVX2).
+    @inline(__always)
+    static func block8(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                       source: (Int, Int) -> UnsafePointer<Float>, store: (Vector, Int) -> Void) {
+        let s = cin * 9  // between output channels' weights
+        var a0 = Vector(repeating: bias[0]), a1 = Vector(repeating: bias[1])
+        var a2 = Vector(repeating: bias[2]), a3 = Vector(repeating: bias[3])
+        var a4 = Vector(repeating: bias[4]), a5 = Vector(repeating: bias[5])
+        var a6 = Vector(repeating: bias[6]), a7 = Vector(repeating: bias[7])
+        for ci in 0..<cin {
+            for ky in ky0..<ky1 {
+                let row = source(ci, ky), wp = weight + ci * 9 + ky * 3
+                let l = SIMDKernels.load(row), c = SIMDKernels.load(row + 1), r = SIMDKernels.load(row + 2)
+                @inline(__always) func tap(_ acc: inout Vector, _ k: Int) {
+                    let q = wp + k * s
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[0]), l, acc)
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[1]), c, acc)
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[2]), r, acc)
+                }
+                tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
+                tap(&a4, 4); tap(&a5, 5); tap(&a6, 6); tap(&a7, 7)
+            }
+        }
+        store(a0, 0); store(a1, 1); store(a2, 2); store(a3, 3)
+        store(a4, 4); store(a5, 5); store(a6, 6); store(a7, 7)
+    }
+
+    /// Four output channels of one vector.
+    @inline(__always)
+    static func block4(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                       source: (Int, Int) -> UnsafePointer<Float>, store: (Vector, Int) -> Void) {
+        let s = cin * 9
+        var a0 = Vector(repeating: bias[0]), a1 = Vector(repeating: bias[1])
+        var a2 = Vector(repeating: bias[2]), a3 = Vector(repeating: bias[3])
+        for ci in 0..<cin {
+            for ky in ky0..<ky1 {
+                let row = source(ci, ky), wp = weight + ci * 9 + ky * 3
+                let l = SIMDKernels.load(row), c = SIMDKernels.load(row + 1), r = SIMDKernels.load(row + 2)
+                @inline(__always) func tap(_ acc: inout Vector, _ k: Int) {
+                    let q = wp + k * s
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[0]), l, acc)
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[1]), c, acc)
+                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[2]), r, acc)
+                }
+                tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
+            }
+        }
+        store(a0, 0); store(a1, 1); store(a2, 2); store(a3, 3)
+    }
+
+    /// One output channel of one vector: the three kernel columns and even/odd input channels in separate
+    /// partial sums, so six multiply-add chains run side by side instead of one waiting on the last.
+    @inline(__always)
+    static func single(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>, bias: Float,
+                       source: (Int, Int) -> UnsafePointer<Float>) -> Vector {
+        let zero = Vector(repeating: 0)
+        var l0 = zero, c0 = zero, r0 = zero, l1 = zero, c1 = zero, r1 = zero
+        var ci = 0
+        while ci + 2 <= cin {
+            for ky in ky0..<ky1 {
+                let p = source(ci, ky), q = source(ci + 1, ky)
+                let wp = weight + ci * 9 + ky * 3, wq = wp + 9
+                l0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[0]), SIMDKernels.load(p), l0)
+                c0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[1]), SIMDKernels.load(p + 1), c0)
+                r0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[2]), SIMDKernels.load(p + 2), r0)
+                l1 = SIMDKernels.multiplyAdd(Vector(repeating: wq[0]), SIMDKernels.load(q), l1)
+                c1 = SIMDKernels.multiplyAdd(Vector(repeating: wq[1]), SIMDKernels.load(q + 1), c1)
+                r1 = SIMDKernels.multiplyAdd(Vector(repeating: wq[2]), SIMDKernels.load(q + 2), r1)
+            }
+            ci += 2
+        }
+        if ci < cin {
+            for ky in ky0..<ky1 {
+                let p = source(ci, ky), wp = weight + ci * 9 + ky * 3
+                l0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[0]), SIMDKernels.load(p), l0)
+                c0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[1]), SIMDKernels.load(p + 1), c0)
+                r0 = SIMDKernels.multiplyAdd(Vector(repeating: wp[2]), SIMDKernels.load(p + 2), r0)
+            }
+        }
+        return Vector(repeating: bias) + ((l0 + l1) + (c0 + c1) + (r0 + r1))
+    }
+}

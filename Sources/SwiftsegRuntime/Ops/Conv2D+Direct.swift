@@ -1,0 +1,56 @@
+/// Direct 3×3 convolution (dilation 1) for thin layers: each output vector accumulates its 9 · inChannels
+/// products in registers (SwiftsegKernels/DirectConvKernels.swift, one build per instruction set). Winograd's
+/// transforms cost per input and per output channel, so with one output channel (U²-Net's side outputs,
+/// 64→1) or three input channels (the first conv, 3→64) they outweigh the multiplies they save; im2col pays a
+/// 9× copy of the input. Exact like the GEMM path: every product is formed as in the reference, summed in float.
+extension Conv2D {
+    /// Whether ``directForward(_:into:epilogue:context:)`` can run this layer (3×3, dilation 1).
+    public var supportsDirect: Bool { kernelSize == 3 && dilation == 1 }
+
+    /// Most output channels, or input channels, for which `.auto` picks the direct kernel.
+    static let directMaximumThinChannels = 4
+    /// Fewest pixels for which `.auto` picks the direct kernel on a layer thin on the input side only: below
+    /// ~64×64, im2col + GEMM with its short K (27 for 3 channels) is faster.
+    static let directMinimumPixelsForThinInput = 64 * 64
+
+    /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with at
+    /// most 4 output channels the direct kernel was 1.7–4× faster than Winograd and GEMM at every size from
+    /// 10×10 to 320×320; with 3 or 4 input channels it was fastest from 80×80 up and GEMM below 64×64 (Winograd
+    /// lost to both: its output transform costs per output channel).
+    func thinLayerKernel(height: Int, width: Int) -> ConvKernelPolicy? {
+        guard supportsDirect else { return nil }
+        if outChannels <= Conv2D.directMaximumThinChannels { return .direct }
+        if inChannels <= Conv2D.directMaximumThinChannels {
+            return height * width >= Conv2D.directMinimumPixelsForThinInput ? .direct : .gemm
+        }
+        return nil
+    }
+
+    /// Runs the conv with the direct kernel, output rows spread over the workers.
+    ///
+    /// ```swift
+    /// conv.directForward(x, into: y, epilogue: .biasReLU, context: ctx)
+    /// ```
+    public func directForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
+                              context: ExecutionContext) {
+        checkShapes(input, output, epilogue)
+        precondition(supportsDirect, "the direct kernel runs 3×3 dilation-1 convs only")
+        let h = input.height, w = input.width
+        let kernels = context.kernels
+        let scratch = context.scratch(floats: Kernels.directConvScratchFloats(inChannels: inChannels, width: w))
+        let relu: Bool, residual: UnsafePointer<Float>?
+        switch epilogue {
+        case .bias: (relu, residual) = (false, nil)
+        case .biasReLU: (relu, residual) = (true, nil)
+        case .biasReLUResidual(let r): (relu, residual) = (true, UnsafePointer(r.data))
+        }
+        // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
+        let rowsPerTask = max(1, (h + 4 * context.threads - 1) / (4 * context.threads))
+        let tasks = (h + rowsPerTask - 1) / rowsPerTask
+        parallelFor(count: tasks, threads: context.threads) { task, worker in
+            let y0 = task * rowsPerTask, y1 = min(h, y0 + rowsPerTask)
+            kernels.directConvRows(input.data, inChannels, h, w, weight, bias, 0, outChannels, y0, y1, output.data,
+                                   relu, residual, scratch[worker])
+        }
+    }
+}
