@@ -152,6 +152,37 @@ final class SubjectLiftingTests: XCTestCase {
         XCTAssertThrowsError(try Compositing.render(photo, mask: mask, background: .transparent, effect: .darken()))
     }
 
+    /// The cutout keeps the photo's colour where any alpha remains and stores fully transparent pixels as
+    /// 0, 0, 0, 0 (as rembg and Vision do); gray and RGBA photos too (an RGBA photo's alpha multiplies in).
+    func testCutoutKeepsColourAndZeroesTransparentPixels() throws {
+        let (photo, obs) = try observe("astronaut.png")
+        let alpha = obs.softMask
+        var partly = 0, transparent = 0
+        var rgba = [UInt8]()
+        for i in 0..<(photo.width * photo.height) {
+            let opacity: UInt8 = i % 3 == 0 ? 0 : 255
+            rgba += [photo.pixels[3 * i], photo.pixels[3 * i + 1], photo.pixels[3 * i + 2], opacity]
+        }
+        let rgbaPhoto = Image(width: photo.width, height: photo.height, channels: 4, pixels: rgba)
+        let grayPhoto = Image(width: photo.width, height: photo.height, channels: 1,
+                              pixels: (0..<(photo.width * photo.height)).map { photo.pixels[3 * $0 + 1] })
+        for input in [photo, grayPhoto, rgbaPhoto] {
+            let cut = Compositing.cutout(input, alpha: alpha)
+            XCTAssertEqual(cut.channels, 4)
+            for i in 0..<(photo.width * photo.height) {
+                let a = input.channels == 4 ? (Int(alpha.pixels[i]) * Int(input.pixels[4 * i + 3]) + 127) / 255 : Int(alpha.pixels[i])
+                XCTAssertEqual(Int(cut.pixels[4 * i + 3]), a)
+                for c in 0..<3 {
+                    let colour = input.channels == 1 ? input.pixels[i] : input.pixels[input.channels * i + c]
+                    XCTAssertEqual(cut.pixels[4 * i + c], a == 0 ? 0 : colour)
+                }
+                if input.channels == 3 { if a == 0 { transparent += 1 } else if a < 255 { partly += 1 } }
+            }
+        }
+        XCTAssertGreaterThan(transparent, 10_000)
+        XCTAssertGreaterThan(partly, 100)
+    }
+
     func testEffectsChangeOnlyWhatTheySay() throws {
         let (photo, obs) = try observe("astronaut.png")
         let mask = obs.softMask.pixels.map { Float($0) / 255 }

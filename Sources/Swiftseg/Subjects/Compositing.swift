@@ -1,25 +1,30 @@
 /// Combining images with masks.
 public enum Compositing {
-    /// RGBA image whose colour is `image`'s and whose alpha is `alpha` (× `image`'s alpha, if any): rembg's
-    /// `naive_cutout`.
+    /// RGBA image whose colour is `image`'s and whose alpha is `alpha` (× `image`'s alpha, if any), with
+    /// fully transparent pixels stored as 0, 0, 0, 0 — as rembg's `naive_cutout` and Vision's masked images
+    /// store them. Partly transparent pixels keep their colour unchanged (straight alpha, as PNG defines it).
+    /// Zeroing the invisible colour also makes the PNG about half the size and faster to compress.
+    ///
+    /// ```swift
+    /// let rgba = Compositing.cutout(photo, alpha: mask)
+    /// ```
     public static func cutout(_ image: Image, alpha: Image) -> Image {
         precondition(alpha.channels == 1 && alpha.width == image.width && alpha.height == image.height,
                      "mask must be a gray image of the photo's size")
-        let n = image.width * image.height
+        let n = image.width * image.height, channels = image.channels
         var out = [UInt8](repeating: 0, count: n * 4)
         image.pixels.withUnsafeBufferPointer { px in
             alpha.pixels.withUnsafeBufferPointer { a in
-                for i in 0..<n {
-                    switch image.channels {
-                    case 1:
-                        out[4 * i] = px[i]; out[4 * i + 1] = px[i]; out[4 * i + 2] = px[i]
-                        out[4 * i + 3] = a[i]
-                    case 3:
-                        out[4 * i] = px[3 * i]; out[4 * i + 1] = px[3 * i + 1]; out[4 * i + 2] = px[3 * i + 2]
-                        out[4 * i + 3] = a[i]
-                    default:
-                        out[4 * i] = px[4 * i]; out[4 * i + 1] = px[4 * i + 1]; out[4 * i + 2] = px[4 * i + 2]
-                        out[4 * i + 3] = UInt8((Int(a[i]) * Int(px[4 * i + 3]) + 127) / 255)
+                out.withUnsafeMutableBufferPointer { o in
+                    for i in 0..<n {
+                        let value: UInt8 = channels == 4 ? UInt8((Int(a[i]) * Int(px[4 * i + 3]) + 127) / 255) : a[i]
+                        guard value > 0 else { continue }  // stays 0, 0, 0, 0
+                        if channels == 1 {
+                            o[4 * i] = px[i]; o[4 * i + 1] = px[i]; o[4 * i + 2] = px[i]
+                        } else {
+                            o[4 * i] = px[channels * i]; o[4 * i + 1] = px[channels * i + 1]; o[4 * i + 2] = px[channels * i + 2]
+                        }
+                        o[4 * i + 3] = value
                     }
                 }
             }
