@@ -14,12 +14,12 @@ public enum WinogradKernels {
     /// needs for `tiles` tiles (the caller's buffer need not be aligned).
     public static func inputScratchFloats(tiles nb: Int) -> Int {
         let rowLength = 4 * nb + 64
-        return 64 + 6 * rowLength + 72 * width + 16
+        return 64 + 6 * rowLength + 36 * width + 16
     }
 
     /// Floats of scratch ``outputTransform(m:ld:channels:bias:output:height:width:tileRow:firstTile:tiles:relu:residual:scratch:)``
     /// needs.
-    public static let outputScratchFloats = 76 * 16 + 16
+    public static let outputScratchFloats = 40 * 16 + 16
 
     /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
     /// outside the image), for every channel of `input` (`channels` planes of `height × width`). `nb` is a
@@ -34,8 +34,8 @@ public enum WinogradKernels {
         let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
         let phases = padded + 64              // 6 rows × 4 column phases × phaseStride
         let vectors = UnsafeMutableRawPointer(phases + 6 * rowLength).alignedUp(toMultipleOf: 64)
-            .bindMemory(to: Vector.self, capacity: 72)
-        let d = vectors, tmp = d + 36
+            .bindMemory(to: Vector.self, capacity: 36)
+        let tmp = vectors
         for ci in 0..<channels {
             let plane = input + ci * h * w
             // The 6 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
@@ -52,13 +52,12 @@ public enum WinogradKernels {
             }
             var t = 0
             while t < nb {
-                for r in 0..<6 {
-                    let row = phases + r * rowLength + t
-                    for c in 0..<6 { d[r * 6 + c] = SIMDKernels.load(row + (c & 3) * phaseStride + (c >> 2)) }
-                }
-                // Bᵀ d (columns), then (Bᵀ d) B (rows).
+                // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
                 for c in 0..<6 {
-                    let d0 = d[c], d1 = d[6 + c], d2 = d[12 + c], d3 = d[18 + c], d4 = d[24 + c], d5 = d[30 + c]
+                    let column = phases + t + (c & 3) * phaseStride + (c >> 2)   // patch column c, row 0
+                    let d0 = SIMDKernels.load(column), d1 = SIMDKernels.load(column + rowLength)
+                    let d2 = SIMDKernels.load(column + 2 * rowLength), d3 = SIMDKernels.load(column + 3 * rowLength)
+                    let d4 = SIMDKernels.load(column + 4 * rowLength), d5 = SIMDKernels.load(column + 5 * rowLength)
                     tmp[c] = 4 * d0 - 5 * d2 + d4
                     tmp[6 + c] = -4 * (d1 + d2) + d3 + d4
                     tmp[12 + c] = 4 * (d1 - d2) - d3 + d4
@@ -89,8 +88,8 @@ public enum WinogradKernels {
                                        output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
                                        tileRow ty: Int, firstTile tx0: Int, tiles n: Int, relu: Bool,
                                        residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
-        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 76)
-        let mm = vectors, tmp = mm + 36, ys = tmp + 24
+        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 40)
+        let tmp = vectors, ys = tmp + 24
         let zero = Vector(repeating: 0)
         for co in 0..<channels {
             let plane = output + co * h * w
@@ -98,10 +97,13 @@ public enum WinogradKernels {
             let b = Vector(repeating: bias[co])
             var t = 0
             while t < n {
-                for p in 0..<36 { mm[p] = SIMDKernels.load(m + (co * 36 + p) * ld + t) }
-                // Aᵀ M: 4 × 6
+                // Aᵀ M: 4 × 6, reading M in place.
+                let block = m + co * 36 * ld + t
                 for c in 0..<6 {
-                    let m0 = mm[c], m1 = mm[6 + c], m2 = mm[12 + c], m3 = mm[18 + c], m4 = mm[24 + c], m5 = mm[30 + c]
+                    let column = block + c * ld   // position (0, c); position (i, c) is 6·i rows further
+                    let m0 = SIMDKernels.load(column), m1 = SIMDKernels.load(column + 6 * ld)
+                    let m2 = SIMDKernels.load(column + 12 * ld), m3 = SIMDKernels.load(column + 18 * ld)
+                    let m4 = SIMDKernels.load(column + 24 * ld), m5 = SIMDKernels.load(column + 30 * ld)
                     tmp[c] = m0 + m1 + m2 + m3 + m4
                     tmp[6 + c] = m1 - m2 + 2 * (m3 - m4)
                     tmp[12 + c] = m1 + m2 + 4 * (m3 + m4)
