@@ -11,7 +11,7 @@ let help = """
     OVERVIEW: Benchmark the U²-Net forward pass (no timing assertions; numbers for PERF.md).
 
     USAGE: swiftseg-bench [--model M[,M…]] [--size S[,S…]] [--threads N[,N…]] [--iterations I] [--warmup W]
-                          [--policy auto|gemm|winograd|reference] [--isa baseline|avx2|avx512[,…]] [--json]
+                          [--policy auto|gemm|winograd|direct|reference] [--isa baseline|avx2|avx512[,…]] [--json]
 
     OPTIONS:
       --model         u2netp (default), u2net, or a .safetensors path; a comma list sweeps.
@@ -19,7 +19,7 @@ let help = """
       --threads       Worker threads (default: all cores); a comma list sweeps.
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
-      --policy        Convolution kernels: auto (default), gemm, winograd, reference.
+      --policy        Convolution kernels: auto (default), gemm, winograd, direct, reference.
       --isa           Build of the SIMD kernels: avx512, avx2 or baseline (default: the widest the
                       CPU runs);
                       a comma list sweeps.

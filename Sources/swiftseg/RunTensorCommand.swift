@@ -11,7 +11,7 @@ enum RunTensorCommand {
         options: [
             OptionSpec(names: ["-o", "--output"], valueName: "PATH", help: "Where to write d0, float32 N×1×H×W."),
             OptionSpec(names: ["--policy"], valueName: "POLICY",
-                       help: "Convolution kernels: auto (default: Winograd where it applies), winograd,\ngemm (= --exact), or reference (slow oracle)."),
+                       help: "Convolution kernels: auto (default: the fastest per layer), winograd, direct,\ngemm (= --exact), or reference (slow oracle)."),
         ] + ModelOptions.specs,
         discussion: """
             d0 is the fused saliency map after the sigmoid (ONNX output 0). To compare with ONNX Runtime, feed the
