@@ -49,12 +49,28 @@ extension Conv2D {
                                    context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         guard let taps else { preconditionFailure("tap-major weights were not prepared for this conv") }
-        let h = input.height, w = input.width, hw = h * w
+        let hw = input.height * input.width
         // Two blocks per worker (dynamic scheduling evens out a slow core); each block gathers for itself.
         let blocks = max(1, min(context.threads == 1 ? 1 : 2 * context.threads, outChannels / 8))
         let perBlock = (outChannels + blocks - 1) / blocks
         let scratch = context.scratch(floats: (inChannels + perBlock) * hw)
-        parallelFor(count: blocks, threads: context.threads) { block, worker in
+        parallelFor(count: blocks, threads: context.threads,
+                    TapBlocks(conv: self, taps: taps, input: input, output: output, epilogue: epilogue,
+                              perBlock: perBlock, scratch: scratch))
+    }
+
+    /// One task per block of output channels: the centre tap's GEMM, then the other taps accumulated.
+    struct TapBlocks: ParallelTasks {
+        let conv: Conv2D
+        let taps: TapWeights
+        let input: TensorView, output: TensorView
+        let epilogue: Epilogue
+        let perBlock: Int
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ block: Int, worker: Int) {
+            let h = input.height, w = input.width, hw = h * w
+            let inChannels = conv.inChannels, outChannels = conv.outChannels, dilation = conv.dilation
             let c0 = block * perBlock, c1 = min(outChannels, c0 + perBlock), mb = c1 - c0
             guard mb > 0 else { return }
             let out = output.data + c0 * hw
@@ -88,7 +104,7 @@ extension Conv2D {
                     }
                 }
             }
-            for co in c0..<c1 { applyEpilogue(epilogue, channel: co, out: output.plane(co), offset: 0, count: hw) }
+            for co in c0..<c1 { conv.applyEpilogue(epilogue, channel: co, out: output.plane(co), offset: 0, count: hw) }
         }
     }
 }

@@ -47,10 +47,25 @@ extension Conv2D {
         // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
         let rowsPerTask = max(1, (h + 4 * context.threads - 1) / (4 * context.threads))
         let tasks = (h + rowsPerTask - 1) / rowsPerTask
-        parallelFor(count: tasks, threads: context.threads) { task, worker in
+        parallelFor(count: tasks, threads: context.threads,
+                    DirectBands(conv: self, input: input, output: output, relu: relu, residual: residual,
+                                rowsPerTask: rowsPerTask, kernels: kernels, scratch: scratch))
+    }
+
+    /// One task per band of output rows, all output channels.
+    struct DirectBands: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let relu: Bool, residual: UnsafePointer<Float>?
+        let rowsPerTask: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            let h = input.height
             let y0 = task * rowsPerTask, y1 = min(h, y0 + rowsPerTask)
-            kernels.directConvRows(input.data, inChannels, h, w, weight, bias, 0, outChannels, y0, y1, output.data,
-                                   relu, residual, scratch[worker])
+            kernels.directConvRows(input.data, conv.inChannels, h, input.width, conv.weight, conv.bias, 0,
+                                   conv.outChannels, y0, y1, output.data, relu, residual, scratch[worker])
         }
     }
 }

@@ -18,29 +18,40 @@ extension Conv2D {
     public func gemmForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                             context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        let h = input.height, w = input.width, hw = h * w
+        let h = input.height, w = input.width
         let rows = tileRows(height: h, width: w, threads: context.threads)
         let tiles = (h + rows - 1) / rows
-        let kk = reductionSize
-        let pointwise = kernelSize == 1
-        let scratch = pointwise ? [] : context.scratch(floats: kk * rows * w)
-        parallelFor(count: tiles, threads: context.threads) { tile, worker in
+        let scratch = kernelSize == 1 ? [] : context.scratch(floats: reductionSize * rows * w)
+        parallelFor(count: tiles, threads: context.threads,
+                    GEMMTiles(conv: self, input: input, output: output, epilogue: epilogue, rows: rows, scratch: scratch))
+    }
+
+    /// One task per band of `rows` output rows: im2col (1×1: the input itself), one GEMM, the epilogue.
+    struct GEMMTiles: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let epilogue: Epilogue
+        let rows: Int
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ tile: Int, worker: Int) {
+            let h = input.height, w = input.width, hw = h * w, kk = conv.reductionSize
             let y0 = tile * rows, y1 = min(h, y0 + rows)
             let offset = y0 * w, n = (y1 - y0) * w
             let columns: UnsafePointer<Float>
             let ldb: Int
-            if pointwise {
+            if conv.kernelSize == 1 {
                 columns = UnsafePointer(input.data + offset)
                 ldb = hw
             } else {
-                im2col(input, rows: y0..<y1, into: scratch[worker])
+                conv.im2col(input, rows: y0..<y1, into: scratch[worker])
                 columns = UnsafePointer(scratch[worker])
                 ldb = n
             }
-            BLAS.sgemm(m: outChannels, n: n, k: kk, a: weight, lda: kk, b: columns, ldb: ldb,
+            BLAS.sgemm(m: conv.outChannels, n: n, k: kk, a: conv.weight, lda: kk, b: columns, ldb: ldb,
                        c: output.data + offset, ldc: hw)
-            for co in 0..<outChannels {
-                applyEpilogue(epilogue, channel: co, out: output.plane(co) + offset, offset: offset, count: n)
+            for co in 0..<conv.outChannels {
+                conv.applyEpilogue(epilogue, channel: co, out: output.plane(co) + offset, offset: offset, count: n)
             }
         }
     }

@@ -95,7 +95,6 @@ extension Conv2D {
     /// tiles for all channels.
     private func winogradByTileRows(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                     context: ExecutionContext) {
-        let wg = winograd!
         let h = input.height, w = input.width
         let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
         let chunks = (tilesX + Conv2D.winogradMaxTilesPerChunk - 1) / Conv2D.winogradMaxTilesPerChunk
@@ -119,20 +118,39 @@ extension Conv2D {
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let (relu, residual) = winogradEpilogue(epilogue)
-        parallelFor(count: rowGroups * chunks, threads: context.threads) { task, worker in
+        parallelFor(count: rowGroups * chunks, threads: context.threads,
+                    WinogradTileRows(conv: self, input: input, output: output, relu: relu, residual: residual,
+                                     chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
+                                     ld: ld, kernels: kernels, scratch: scratch))
+    }
+
+    /// One task per chunk of tile rows: input transform, the 36 GEMMs, output transform, all channels.
+    struct WinogradTileRows: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let relu: Bool, residual: UnsafePointer<Float>?
+        let chunks: Int, per: Int, nb: Int, rowStride: Int, rowsPerTask: Int, ld: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            let h = input.height, w = input.width
+            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
+            let vFloats = 36 * conv.inChannels * ld, mFloats = 36 * conv.outChannels * ld
             let v = scratch[worker], m = v + vFloats, transformScratch = m + mFloats
             for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
-                kernels.winogradInput(input.data, inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
+                kernels.winogradInput(input.data, conv.inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
                                       transformScratch)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
-            winogradChannelMix(wg, channels: 0..<outChannels, columns: columns, v: v, m: m, ld: ld, kernels: kernels)
+            conv.winogradChannelMix(conv.winograd!, channels: 0..<conv.outChannels, columns: columns, v: v, m: m,
+                                    ld: ld, kernels: kernels)
             for r in 0..<rows {
-                kernels.winogradOutput(m + r * rowStride, ld, outChannels, bias, output.data, h, w, ty0 + r, tx0, n,
-                                       relu, residual, transformScratch)
+                kernels.winogradOutput(m + r * rowStride, ld, conv.outChannels, conv.bias, output.data, h, w, ty0 + r,
+                                       tx0, n, relu, residual, transformScratch)
             }
         }
     }
@@ -142,11 +160,10 @@ extension Conv2D {
     /// and the output transform by blocks of output channels, each reading only its rows of U.
     private func winogradWholeMap(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                   context: ExecutionContext) {
-        let wg = winograd!
-        let h = input.height, w = input.width, hw = h * w
+        let h = input.height, w = input.width
         let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
         let nb = (tilesX + 15) / 16 * 16
-        let columns = tilesY * tilesX                          // tile r·tilesX + x: rows packed densely
+        // Tile r·tilesX + x: rows packed densely (tilesY · tilesX GEMM columns).
         let ld = ((tilesY - 1) * tilesX + nb + 15) / 16 * 16
         let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
         let kernels = context.kernels
@@ -157,31 +174,69 @@ extension Conv2D {
         let (relu, residual) = winogradEpilogue(epilogue)
         let inGroups = min(context.threads == 1 ? 1 : 4 * context.threads, inChannels)  // small tasks balance better
         let inPer = (inChannels + inGroups - 1) / inGroups
-        parallelFor(count: inGroups, threads: context.threads) { group, worker in
-            let c0 = group * inPer, c1 = min(inChannels, c0 + inPer)
-            guard c0 < c1 else { return }
-            for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
-                kernels.winogradInput(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * 36 * ld + ty * tilesX,
-                                      ld, scratch[worker] + vFloats + mFloats)
-            }
-        }
+        parallelFor(count: inGroups, threads: context.threads,
+                    WholeMapInput(conv: self, input: input, v: v, ld: ld, nb: nb, inPer: inPer, kernels: kernels,
+                                  scratch: scratch, transformOffset: vFloats + mFloats))
         // Output-channel blocks: multiples of 8 (the GEMM kernel's row block), two per worker for balance.
         let blocks = max(1, min(2 * context.threads, outChannels / 8))
         let outPer = ((outChannels + blocks - 1) / blocks + 7) / 8 * 8
-        parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads) { block, worker in
-            let c0 = block * outPer, c1 = min(outChannels, c0 + outPer), mb = c1 - c0
-            winogradChannelMix(wg, channels: c0..<c1, columns: columns, v: v, m: m, ld: ld, kernels: kernels)
+        parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads,
+                    WholeMapOutput(conv: self, input: input, output: output, relu: relu, residual: residual, v: v, m: m,
+                                   ld: ld, outPer: outPer, kernels: kernels, scratch: scratch,
+                                   transformOffset: vFloats + mFloats))
+    }
+
+    /// Whole-map phase 1: one task per group of input channels, transformed into the shared V.
+    struct WholeMapInput: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView
+        let v: UnsafeMutablePointer<Float>
+        let ld: Int, nb: Int, inPer: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+        let transformOffset: Int
+
+        func run(_ group: Int, worker: Int) {
+            let h = input.height, w = input.width, hw = h * w
+            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+            let c0 = group * inPer, c1 = min(conv.inChannels, c0 + inPer)
+            guard c0 < c1 else { return }
+            for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
+                kernels.winogradInput(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * 36 * ld + ty * tilesX,
+                                      ld, scratch[worker] + transformOffset)
+            }
+        }
+    }
+
+    /// Whole-map phase 2: one task per block of output channels, its GEMMs (reading only its rows of U) and
+    /// output transform.
+    struct WholeMapOutput: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let relu: Bool, residual: UnsafePointer<Float>?
+        let v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>
+        let ld: Int, outPer: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+        let transformOffset: Int
+
+        func run(_ block: Int, worker: Int) {
+            let h = input.height, w = input.width, hw = h * w
+            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+            let c0 = block * outPer, c1 = min(conv.outChannels, c0 + outPer), mb = c1 - c0
+            conv.winogradChannelMix(conv.winograd!, channels: c0..<c1, columns: tilesY * tilesX, v: v, m: m, ld: ld,
+                                    kernels: kernels)
             for ty in 0..<tilesY {
-                kernels.winogradOutput(m + c0 * 36 * ld + ty * tilesX, ld, mb, bias + c0, output.data + c0 * hw,
+                kernels.winogradOutput(m + c0 * 36 * ld + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
                                        h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
-                                       scratch[worker] + vFloats + mFloats)
+                                       scratch[worker] + transformOffset)
             }
         }
     }
 
     /// M[c][p] = U[p][c] · V[·][p] for output channels `channels` and all 36 positions (M, V channel-major with
     /// rows `ld` apart; `columns` tiles): the kernels' own GEMM where the build has one, `BLAS.sgemm` otherwise.
-    private func winogradChannelMix(_ wg: WinogradWeights, channels: Range<Int>, columns: Int,
+    func winogradChannelMix(_ wg: WinogradWeights, channels: Range<Int>, columns: Int,
                                     v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>, ld: Int,
                                     kernels: Kernels) {
         for p in 0..<36 {

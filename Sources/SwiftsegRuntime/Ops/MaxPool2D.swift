@@ -29,10 +29,18 @@ public enum MaxPool2D {
     }
 
     static func run(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
-        let w = input.width, h = input.height, ow = output.width
-        let fullX = w / 2
-        let row = context.kernels.maxPool2x2Row
-        parallelFor(count: input.channels, threads: context.threads) { c, _ in
+        parallelFor(count: input.channels, threads: context.threads,
+                    Channels(input: input, output: output, row: context.kernels.maxPool2x2Row))
+    }
+
+    /// One task per channel.
+    struct Channels: ParallelTasks {
+        let input: TensorView, output: TensorView
+        let row: Kernels.MaxPoolRow
+
+        func run(_ c: Int, worker: Int) {
+            let w = input.width, h = input.height, ow = output.width
+            let fullX = w / 2
             let src = input.plane(c), dst = output.plane(c)
             for oy in 0..<output.height {
                 let r0 = src + 2 * oy * w

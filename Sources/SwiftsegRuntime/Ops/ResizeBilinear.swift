@@ -50,27 +50,41 @@ public enum ResizeBilinear {
             lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
         }
         let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
-        let lerp = context.kernels.lerp, upsample2x = context.kernels.upsample2xRow
-        let exact2x = ow == 2 * iw  // U²-Net's usual case: a vectorised horizontal pass
-        parallelFor(count: input.channels, threads: context.threads) { c, worker in
+        parallelFor(count: input.channels, threads: context.threads,
+                    Channels(input: input, output: output, lo: lo, weights: weights, rowBuffers: rowBuffers,
+                             lerp: context.kernels.lerp, upsample2x: context.kernels.upsample2xRow))
+    }
+
+    /// One task per channel: each output row is a lerp of two horizontally resampled input rows, kept in the
+    /// worker's two row buffers (consecutive output rows mostly share them).
+    struct Channels: ParallelTasks {
+        let input: TensorView, output: TensorView
+        let lo: UnsafeMutablePointer<Int32>, weights: UnsafeMutablePointer<Float>
+        let rowBuffers: UnsafeMutablePointer<Float>
+        let lerp: Kernels.Lerp, upsample2x: Kernels.UpsampleRow
+
+        func run(_ c: Int, worker: Int) {
+            let ow = output.width
             let src = input.plane(c), dst = output.plane(c)
             let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
             var cachedA = -1, cachedB = -1
             for y in 0..<output.height {
-                let (y0, y1, ty) = taps(y, inSize: input.height, outSize: output.height)
+                let (y0, y1, ty) = ResizeBilinear.taps(y, inSize: input.height, outSize: output.height)
                 if cachedA != y0 {
-                    if cachedB == y0 { rowA.update(from: rowB, count: ow) } else { horizontal(src + y0 * iw, rowA) }
+                    if cachedB == y0 { rowA.update(from: rowB, count: ow) } else { horizontal(src + y0 * input.width, rowA) }
                     cachedA = y0
                 }
-                if cachedB != y1 { horizontal(src + y1 * iw, rowB); cachedB = y1 }
+                if cachedB != y1 { horizontal(src + y1 * input.width, rowB); cachedB = y1 }
                 lerp(rowA, rowB, ty, dst + y * ow, ow)
             }
-            func horizontal(_ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
-                if exact2x { upsample2x(row, iw, out); return }
-                for x in 0..<ow {
-                    let t = weights[x]
-                    out[x] = row[Int(lo[2 * x])] * (1 - t) + row[Int(lo[2 * x + 1])] * t
-                }
+        }
+
+        func horizontal(_ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+            let ow = output.width, iw = input.width
+            if ow == 2 * iw { upsample2x(row, iw, out); return }  // U²-Net's usual case: vectorised
+            for x in 0..<ow {
+                let t = weights[x]
+                out[x] = row[Int(lo[2 * x])] * (1 - t) + row[Int(lo[2 * x + 1])] * t
             }
         }
     }

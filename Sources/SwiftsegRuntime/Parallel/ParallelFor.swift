@@ -2,36 +2,68 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Runs `body(task, worker)` for every task in `0..<count` on at most `threads` workers.
+/// The tasks of one ``parallelFor(count:threads:_:)-(_,_,ParallelTasks)`` call as a value: the inputs it needs as
+/// stored properties and `run` as the loop body. Unlike a closure, handing a value to the worker threads
+/// needs no heap-allocated context, so the forward pass's ops use this form and a fork allocates nothing.
+///
+/// ```swift
+/// struct Rows: ParallelTasks {
+///     let input: TensorView, output: TensorView
+///     func run(_ task: Int, worker: Int) { /* row `task` */ }
+/// }
+/// parallelFor(count: h, threads: 2, Rows(input: x, output: y))
+/// ```
+public protocol ParallelTasks: SendableMetatype {
+    /// Runs task `task` (in `0..<count`) on worker `worker` (in `0..<threads`, naming per-worker scratch).
+    func run(_ task: Int, worker: Int)
+}
+
+/// Runs `tasks.run(task, worker:)` for every task in `0..<count` on at most `threads` workers.
 ///
 /// Tasks are handed out dynamically from an atomic counter, so uneven tiles balance; `worker` is in
 /// `0..<threads` and names the per-worker scratch a task may use. With one thread (or one task) everything
 /// runs inline on the caller's thread. Workers are ``WorkerPool``'s long-lived threads, which spin briefly
 /// between jobs; when another thread is already using the pool, this call falls back to Dispatch's
-/// `concurrentPerform`. (Either way a fork costs a small heap block or a few, for the closure: measured by
-/// `AllocationTests`.)
+/// `concurrentPerform` (which allocates). On the pool a call allocates nothing (checked by `AllocationTests`).
+public func parallelFor<Tasks: ParallelTasks>(count: Int, threads: Int, _ tasks: Tasks) {
+    let workers = min(max(threads, 1), count)
+    if workers <= 1 {
+        for task in 0..<count { tasks.run(task, worker: 0) }
+        return
+    }
+    if WorkerPool.shared.run(count: count, workers: workers, tasks) { return }
+    let next = Atomic<Int>(0)  // the pool is busy (another thread's job): Dispatch
+    let shared = UncheckedSendable(tasks)
+    DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        while true {
+            let task = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            if task >= count { break }
+            shared.value.run(task, worker: worker)
+        }
+    }
+}
+
+/// Runs `body(task, worker)` for every task in `0..<count` on at most `threads` workers: the closure form of
+/// ``parallelFor(count:threads:_:)-(_,_,ParallelTasks)``, for work outside the forward pass (building weights,
+/// tests). Handing a closure to other threads costs a small heap block per call.
 ///
 /// ```swift
 /// parallelFor(count: tiles, threads: 2) { tile, worker in process(tile, scratch[worker]) }
 /// ```
 public func parallelFor(count: Int, threads: Int, _ body: (_ task: Int, _ worker: Int) -> Void) {
-    let workers = min(max(threads, 1), count)
-    if workers <= 1 {
+    if min(threads, count) <= 1 {
         for task in 0..<count { body(task, 0) }
         return
     }
-    if WorkerPool.shared.run(count: count, workers: workers, body) { return }
-    let next = Atomic<Int>(0)  // the pool is busy (another thread's job): Dispatch
     withoutActuallyEscaping(body) { body in
-        let shared = UncheckedSendable(body)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            while true {
-                let task = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                if task >= count { break }
-                shared.value(task, worker)
-            }
-        }
+        parallelFor(count: count, threads: threads, ClosureTasks(body: body))
     }
+}
+
+/// A closure as ``ParallelTasks``.
+private struct ClosureTasks: ParallelTasks {
+    let body: (Int, Int) -> Void
+    func run(_ task: Int, worker: Int) { body(task, worker) }
 }
 
 /// Carries a value the compiler cannot prove Sendable across the fork in ``parallelFor(count:threads:_:)``;

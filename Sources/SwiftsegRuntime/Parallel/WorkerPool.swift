@@ -30,10 +30,18 @@ final class WorkerPool: @unchecked Sendable {
     private var job: UnsafePointer<Job>?
     private var helpers = 0  // caller only
 
-    /// The job as the helpers see it (a concrete struct, so the closure keeps its natural representation).
+    /// The job as the helpers see it: the caller's tasks value (on its stack) and the function that runs one of
+    /// its tasks. No closure context is formed, so publishing a job allocates nothing.
     private struct Job {
-        let body: (Int, Int) -> Void
+        let tasks: UnsafeRawPointer
+        let invoke: (UnsafeRawPointer, Int, Int) -> Void
         let count: Int
+    }
+
+    /// Runs task `task` of the `Tasks` value at `tasks` on worker `worker` (specialised per `Tasks`, so the
+    /// function value has no context).
+    private static func invoker<Tasks: ParallelTasks>(_: Tasks.Type) -> (UnsafeRawPointer, Int, Int) -> Void {
+        { tasks, task, worker in tasks.assumingMemoryBound(to: Tasks.self).pointee.run(task, worker: worker) }
     }
 
     private init() {
@@ -42,11 +50,21 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Runs the job on the caller and `workers - 1` helpers; false (nothing run) if another job is running.
-    @inline(never)
-    func run(count: Int, workers: Int, _ body: (Int, Int) -> Void) -> Bool {
+    @inline(__always)
+    func run<Tasks: ParallelTasks>(count: Int, workers: Int, _ tasks: Tasks) -> Bool {
         guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
         defer { inUse.store(false, ordering: .releasing) }
-        while helpers < workers - 1 {  // created once, on first need
+        startHelpers(workers - 1)
+        withUnsafePointer(to: tasks) { pointer in
+            var current = Job(tasks: UnsafeRawPointer(pointer), invoke: WorkerPool.invoker(Tasks.self), count: count)
+            withUnsafePointer(to: &current) { publishAndRun($0, workers: workers) }
+        }
+        return true
+    }
+
+    /// Creates helper threads up to `count` (once, on first need).
+    private func startHelpers(_ count: Int) {
+        while helpers < count {
             helpers += 1
             // The job number it has "seen" is taken now, before this call publishes: a thread that starts
             // late still takes part in the job below.
@@ -55,46 +73,43 @@ final class WorkerPool: @unchecked Sendable {
             thread.name = "swiftseg-worker-\(index)"
             thread.start()
         }
-        withoutActuallyEscaping(body) { body in
-            var current = Job(body: body, count: count)
-            withUnsafePointer(to: &current) { current in
-                job = current
-                next.store(0, ordering: .relaxed)
-                pending.store(workers - 1, ordering: .relaxed)
-                pthread_mutex_lock(mutex)
-                let number = (state.load(ordering: .relaxed) >> 16) &+ 1
-                state.store(number << 16 | (workers - 1), ordering: .releasing)
-                pthread_cond_broadcast(wake)
-                pthread_mutex_unlock(mutex)
-
-                runTasks(body, count: count, worker: 0)
-
-                var spins = 0
-                while pending.load(ordering: .acquiring) > 0 {  // helpers finish their last task
-                    spins += 1
-                    if spins > WorkerPool.spinLimit { sched_yield() }
-                }
-                job = nil
-            }
-        }
-        return true
     }
 
-    private func runTasks(_ body: (Int, Int) -> Void, count: Int, worker: Int) {
+    /// Publishes `current` to `workers - 1` helpers, runs tasks on the caller too, and waits for the helpers.
+    @inline(never)
+    private func publishAndRun(_ current: UnsafePointer<Job>, workers: Int) {
+        job = current
+        next.store(0, ordering: .relaxed)
+        pending.store(workers - 1, ordering: .relaxed)
+        pthread_mutex_lock(mutex)
+        let number = (state.load(ordering: .relaxed) >> 16) &+ 1
+        state.store(number << 16 | (workers - 1), ordering: .releasing)
+        pthread_cond_broadcast(wake)
+        pthread_mutex_unlock(mutex)
+
+        runTasks(current, worker: 0)
+
+        var spins = 0
+        while pending.load(ordering: .acquiring) > 0 {  // helpers finish their last task
+            spins += 1
+            if spins > WorkerPool.spinLimit { sched_yield() }
+        }
+        job = nil
+    }
+
+    private func runTasks(_ work: UnsafePointer<Job>, worker: Int) {
+        let count = work.pointee.count, invoke = work.pointee.invoke, tasks = work.pointee.tasks
         while true {
             let task = next.wrappingAdd(1, ordering: .relaxed).oldValue
             if task >= count { return }
-            body(task, worker)
+            invoke(tasks, task, worker)
         }
     }
 
-    /// A helper's share of the current job. Not inlined, so its copy of the closure is released before it
-    /// returns, before the helper reports back (the caller's `withoutActuallyEscaping` checks that nothing
-    /// kept the closure).
-    @inline(never)
+    /// A helper's share of the current job.
     private func runJob(worker: Int) {
         guard let work = job else { return }
-        runTasks(work.pointee.body, count: work.pointee.count, worker: worker)
+        runTasks(work, worker: worker)
     }
 
     private func helperLoop(index: Int, seen start: Int) {
