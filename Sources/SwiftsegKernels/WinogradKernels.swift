@@ -19,7 +19,7 @@ public enum WinogradKernels {
 
     /// Floats of scratch ``outputTransform(m:ld:channels:bias:output:height:width:tileRow:firstTile:tiles:relu:residual:scratch:)``
     /// needs.
-    public static let outputScratchFloats = 40 * 16 + 16
+    public static let outputScratchFloats = 28 * 16 + 16
 
     /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
     /// outside the image), for every channel of `input` (`channels` planes of `height × width`). `nb` is a
@@ -88,8 +88,8 @@ public enum WinogradKernels {
                                        output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
                                        tileRow ty: Int, firstTile tx0: Int, tiles n: Int, relu: Bool,
                                        residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
-        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 40)
-        let tmp = vectors, ys = tmp + 24
+        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 28)
+        let tmp = vectors, ys = tmp + 24   // ys: one output row's 4 vectors, for the scalar interleave
         let zero = Vector(repeating: 0)
         for co in 0..<channels {
             let plane = output + co * h * w
@@ -109,22 +109,19 @@ public enum WinogradKernels {
                     tmp[12 + c] = m1 + m2 + 4 * (m3 + m4)
                     tmp[18 + c] = m1 - m2 + 8 * (m3 - m4) + m5
                 }
-                // (Aᵀ M) A + bias: ys[i·4 + j] = output (i, j) of 16 tiles.
-                for i in 0..<4 {
-                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
-                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                    ys[i * 4] = t0 + t1 + t2 + t3 + t4 + b
-                    ys[i * 4 + 1] = t1 - t2 + 2 * (t3 - t4) + b
-                    ys[i * 4 + 2] = t1 + t2 + 4 * (t3 + t4) + b
-                    ys[i * 4 + 3] = t1 - t2 + 8 * (t3 - t4) + t5 + b
-                }
-                // Interleave each output row's 4 column vectors into 64 pixels (4 per tile), with the epilogue.
+                // (Aᵀ M) A + bias, one output row i at a time: y0…y3 = output (i, 0…3) of 16 tiles, interleaved
+                // into 64 pixels (4 per tile) with the epilogue.
                 let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
                 for i in 0..<4 where 4 * ty + i < h {
+                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
+                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
+                    let y0 = t0 + t1 + t2 + t3 + t4 + b
+                    let y1 = t1 - t2 + 2 * (t3 - t4) + b
+                    let y2 = t1 + t2 + 4 * (t3 + t4) + b
+                    let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
                     let offset = (4 * ty + i) * w + ox0
                     #if SWIFTSEG_PERMUTES || arch(arm64)
                     if count == 4 * width {  // permutes, epilogue in registers
-                        let y0 = ys[i * 4], y1 = ys[i * 4 + 1], y2 = ys[i * 4 + 2], y3 = ys[i * 4 + 3]
                         // Constant k in each call, so the lane picks are compile-time permutes (a loop over k
                         // made LLVM extract lanes through the stack).
                         let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
@@ -140,8 +137,9 @@ public enum WinogradKernels {
                     }
                     #endif
                     // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no
-                    // cheap permute), the epilogue in a vector pass below.
-                    let row = UnsafeRawPointer(ys + i * 4).assumingMemoryBound(to: Float.self)
+                    // cheap permute; partial tiles at the right edge), the epilogue in a vector pass below.
+                    ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
+                    let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self)
                     for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
                     #if SWIFTSEG_PERMUTES || arch(arm64)
                     if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
