@@ -27,6 +27,7 @@ let help = """
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
+      --concurrent N  With --soak: photos in the network at once, each with threads/N threads (default 1).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
@@ -41,7 +42,7 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2, layers = false, sizesGiven = false
+    var soak = 0, jobs = 2, concurrent = 1, layers = false, sizesGiven = false
     var channelPairs: [(Int, Int)]? = nil
 }
 
@@ -89,6 +90,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--json": o.json = true
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
+        case "--concurrent": o.concurrent = ints(value(), "--concurrent")[0]
         case "--layers": o.layers = true
         case "--channels":
             let v = value()
@@ -231,14 +233,15 @@ func runSoak(_ options: Options) {
         BatchRunner.Item(input: BatchInput(path: files[i % files.count], relativePath: "\(i)"), output: "\(out)/\(i % 100).png")
     }
     var configuration = Segmenter.Configuration()
-    configuration.threads = options.threads[0]
-    let segmenter: Segmenter
-    do { segmenter = try Segmenter(model: ModelSource(argument: options.models[0]), configuration: configuration) } catch { die("\(error)") }
+    configuration.threads = max(1, options.threads[0] / options.concurrent)
+    let model: U2Net
+    do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
+    let segmenters = (0..<options.concurrent).map { _ in Segmenter(model: model, configuration: configuration) }
     final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
-    BatchRunner(jobs: options.jobs, overwrite: true).run(
-        items, process: { try segmenter.lift($0, options: LiftingOptions()) }, encode: { try $0.image.pngData() },
+    BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: true).run(
+        items, process: { try segmenters[$1].lift($0, options: LiftingOptions()) }, encode: { try $0.image.pngData() },
         report: { result in
             samples.done += 1
             if case .failed = result.status { samples.failed += 1 }
@@ -250,7 +253,8 @@ func runSoak(_ options: Options) {
     let object: [String: Any] = ["photos": options.soak, "failed": samples.failed, "seconds": seconds,
                                  "photos_per_s": Double(options.soak) / seconds, "peak_rss_mb_after_50": at50,
                                  "peak_rss_mb_end": end, "growth_percent": growth, "threads": options.threads[0],
-                                 "jobs": options.jobs, "model": options.models[0], "commit": gitCommit()]
+                                 "jobs": options.jobs, "concurrent": options.concurrent, "model": options.models[0],
+                                 "commit": gitCommit()]
     if options.json {
         print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     } else {

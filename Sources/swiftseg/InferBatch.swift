@@ -26,9 +26,15 @@ extension InferCommand {
         let progress = Progress(total: items.count, quiet: options.quiet)
         let lifting = try resolvedLifting(options)
         let encoding = options.encoding
-        BatchRunner(jobs: options.jobs, overwrite: options.overwrite, decoding: options.decoding).run(
+        // One segmenter per lane (they share the model's weights), the threads split between them.
+        var perLane = segmenter.configuration
+        perLane.threads = max(1, options.threads / options.concurrent)
+        let segmenters = options.concurrent == 1
+            ? [segmenter] : (0..<options.concurrent).map { _ in Segmenter(model: segmenter.model, configuration: perLane) }
+        BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: options.overwrite,
+                    decoding: options.decoding).run(
             items,
-            process: { try segmenter.lift($0, options: lifting) },
+            process: { try segmenters[$1].lift($0, options: lifting) },
             encode: { try $0.image.encoded(as: format, options: encoding) },
             report: { result in
                 manifest?.append(result.manifestLine())

@@ -20,6 +20,8 @@ struct InferOptions {
     var threads: Int
     // Batch
     var jobs: Int
+    /// Batch: photos in the network at the same time.
+    var concurrent: Int
     var overwrite: Bool
     var shard: (index: Int, count: Int)?
     var manifestPath: String?
@@ -78,6 +80,8 @@ struct InferOptions {
                    help: "Refuse images over N pixels before decoding them (100000000)."),
         OptionSpec(names: ["--jobs"], valueName: "N",
                    help: "Batch: photos decoded/encoded alongside the network (2)."),
+        OptionSpec(names: ["--concurrent"], valueName: "N",
+                   help: "Batch: photos in the network at the same time (1), each with threads/N worker\nthreads and its own activation memory (~150 MB for u2netp): trades memory for\nthroughput (2 on two cores: ~15 % more photos/s, see PERF.md)."),
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
         OptionSpec(names: ["--shard"], valueName: "I/N",
@@ -114,6 +118,7 @@ struct InferOptions {
             format = f
         }
         jobs = try args.positiveInt("--jobs", default: 2)
+        concurrent = try args.positiveInt("--concurrent", default: 1)
         overwrite = args.has("--overwrite")
         manifestPath = args.value("--manifest")
         quiet = args.has("--quiet")
@@ -194,7 +199,8 @@ struct InferOptions {
             output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: lifting.output),
                                                                    fileExtension: defaultExtension)
             if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
-            for (flag, given) in [("--jobs", args.value("--jobs") != nil), ("--overwrite", overwrite), ("--shard", shard != nil),
+            for (flag, given) in [("--jobs", args.value("--jobs") != nil), ("--concurrent", args.value("--concurrent") != nil),
+                                  ("--overwrite", overwrite), ("--shard", shard != nil),
                                   ("--manifest", manifestPath != nil)] where given {
                 throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
             }

@@ -260,6 +260,31 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(try run(["infer", input, "-o", out, "--mask", "--overwrite", "--quiet"]).stderr.contains("failed"))
     }
 
+    /// Two photos in the network at once (`--concurrent 2 --threads 2`: one thread per lane) write exactly the
+    /// masks one lane with one thread writes, a broken photo still fails alone, and the flag is refused for a
+    /// single image or a count below 1.
+    func testConcurrentBatchMatchesSequential() throws {
+        let input = "\(tmp)/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        let names = ["coins.png", "rocket.jpg", "chelsea.png", "astronaut.png"]
+        for name in names { try FileManager.default.copyItem(atPath: photo(name), toPath: "\(input)/\(name)") }
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(input)/broken.png"))
+        let one = try run(["infer", input, "-o", "\(tmp)/one", "--mask", "--quiet", "--threads", "1"])
+        let two = try run(["infer", input, "-o", "\(tmp)/two", "--mask", "--quiet", "--concurrent", "2", "--threads", "2"])
+        XCTAssertEqual(one.status, 1)
+        XCTAssertEqual(two.status, 1)
+        XCTAssertTrue(two.stderr.contains("broken.png"), two.stderr)
+        for name in names {
+            let stem = (name as NSString).deletingPathExtension
+            let a = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/one/\(stem).mask.png"))
+            let b = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/two/\(stem).mask.png"))
+            XCTAssertEqual(a, b, "\(name): the two-lane batch wrote a different mask")
+        }
+        assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--concurrent", "2", "-o", "\(tmp)/x.png"]),
+                           mentions: "is for batches")
+        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "0"]), mentions: "--concurrent")
+    }
+
     func testShardsPartitionTheInputs() throws {
         let input = "\(tmp)/in"
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)

@@ -1,9 +1,11 @@
 import Dispatch
 import Foundation
+import Synchronization
 
-/// Runs a batch of photos through one segmenter with decoding and encoding overlapped: `jobs` workers decode
-/// the next photos and encode/write finished ones while the network works on the current photo on the
-/// calling thread. Memory stays bounded: at most `jobs + 1` decoded photos wait, and at most `jobs` results.
+/// Runs a batch of photos with decoding and encoding overlapped: `jobs` workers decode the next photos and
+/// encode/write finished ones while the network works on the current photo — on the calling thread, or with
+/// `lanes` > 1 on that many photos at once (one segmenter per lane, each with its own memory). Memory stays
+/// bounded: at most `jobs + lanes` decoded photos wait, and at most `jobs` results.
 ///
 /// ```swift
 /// let runner = BatchRunner(jobs: 2)
@@ -34,24 +36,43 @@ public final class BatchRunner {
     }
 
     public let jobs: Int
+    /// Photos in the network at the same time (each lane calls `process` with its own lane number).
+    public let lanes: Int
     public let overwrite: Bool
     public let decoding: DecodingOptions
 
-    public init(jobs: Int = 2, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
-        precondition(jobs >= 1, "jobs must be at least 1")
+    public init(jobs: Int = 2, lanes: Int = 1, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
+        precondition(jobs >= 1 && lanes >= 1, "jobs and lanes must be at least 1")
         self.jobs = jobs
+        self.lanes = lanes
         self.overwrite = overwrite
         self.decoding = decoding
     }
 
     /// Processes every item and calls `report` once per item, in completion order, from any thread but never
-    /// concurrently. Returns when every output is written.
+    /// concurrently. Returns when every output is written. With one lane, `process` runs on the calling thread.
     public func run(_ items: [Item],
                     process: (Image) throws -> LiftedSubject,
                     encode: @escaping @Sendable (LiftedSubject) throws -> [UInt8],
                     report: @escaping @Sendable (Result) -> Void) {
+        run(items, process: { photo, _ in try process(photo) }, encode: encode, report: report)
+    }
+
+    /// The same with `lanes` photos in the network at once: `process(photo, lane)` is called concurrently for
+    /// different lanes (0 ..< lanes), never twice at once for the same lane, so each lane can own a
+    /// ``Segmenter``.
+    ///
+    /// ```swift
+    /// let segmenters = (0..<2).map { _ in Segmenter(model: model, configuration: oneThread) }
+    /// BatchRunner(jobs: 2, lanes: 2).run(items, process: { try segmenters[$1].lift($0, options: options) },
+    ///                                    encode: { try $0.image.pngData() }) { print($0.status) }
+    /// ```
+    public func run(_ items: [Item],
+                    process: (Image, _ lane: Int) throws -> LiftedSubject,
+                    encode: @escaping @Sendable (LiftedSubject) throws -> [UInt8],
+                    report: @escaping @Sendable (Result) -> Void) {
         let state = State(count: items.count)
-        let decodeSlots = DispatchSemaphore(value: jobs + 1)
+        let decodeSlots = DispatchSemaphore(value: jobs + lanes)
         let encodeSlots = DispatchSemaphore(value: jobs)
         let workers = DispatchQueue(label: "swiftseg.batch", attributes: .concurrent)
         let decodeWorkers = DispatchSemaphore(value: jobs)
@@ -79,37 +100,52 @@ public final class BatchRunner {
             feeding.leave()
         }
 
-        for (i, item) in items.enumerated() {
-            let decoded = state.takeDecoded(i)
-            decodeSlots.signal()
-            switch decoded {
-            case .skipped(let start):
-                state.report(Result(item: item, status: .skipped, instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
-            case .failed(let message, let start):
-                state.report(Result(item: item, status: .failed(message), instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
-            case .image(let photo, let start):
-                let lifted: LiftedSubject
-                do { lifted = try process(photo) } catch {
-                    state.report(Result(item: item, status: .failed("\(item.input.path): \(error)"), instances: 0,
-                                        milliseconds: BatchRunner.elapsed(start)), report)
-                    continue
-                }
-                encodeSlots.wait()
-                done.enter()
-                workers.async {
-                    var status = Status.ok
-                    do {
-                        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: item.output).deletingLastPathComponent().path,
-                                                                withIntermediateDirectories: true)
-                        try AtomicFile.write(try encode(lifted), to: item.output)
-                    } catch {
-                        status = .failed("\(item.output): \(error)")
+        // Lanes take the photos in order; each runs the network on one photo at a time.
+        let nextItem = Atomic<Int>(0)
+        @Sendable func lane(_ laneIndex: Int, _ process: (Image, Int) throws -> LiftedSubject) {
+            while true {
+                let i = nextItem.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard i < items.count else { return }
+                let item = items[i]
+                let decoded = state.takeDecoded(i)
+                decodeSlots.signal()
+                switch decoded {
+                case .skipped(let start):
+                    state.report(Result(item: item, status: .skipped, instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+                case .failed(let message, let start):
+                    state.report(Result(item: item, status: .failed(message), instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+                case .image(let photo, let start):
+                    let lifted: LiftedSubject
+                    do { lifted = try process(photo, laneIndex) } catch {
+                        state.report(Result(item: item, status: .failed("\(item.input.path): \(error)"), instances: 0,
+                                            milliseconds: BatchRunner.elapsed(start)), report)
+                        continue
                     }
-                    state.report(Result(item: item, status: status, instances: lifted.observation.instances.count,
-                                        milliseconds: BatchRunner.elapsed(start)), report)
-                    encodeSlots.signal()
-                    done.leave()
+                    encodeSlots.wait()
+                    done.enter()
+                    workers.async {
+                        var status = Status.ok
+                        do {
+                            try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: item.output).deletingLastPathComponent().path,
+                                                                    withIntermediateDirectories: true)
+                            try AtomicFile.write(try encode(lifted), to: item.output)
+                        } catch {
+                            status = .failed("\(item.output): \(error)")
+                        }
+                        state.report(Result(item: item, status: status, instances: lifted.observation.instances.count,
+                                            milliseconds: BatchRunner.elapsed(start)), report)
+                        encodeSlots.signal()
+                        done.leave()
+                    }
                 }
+            }
+        }
+        if lanes == 1 {
+            lane(0, process)
+        } else {
+            withoutActuallyEscaping(process) { process in
+                let shared = UncheckedSendableBox(process)
+                DispatchQueue.concurrentPerform(iterations: lanes) { lane($0, shared.value) }
             }
         }
         feeding.wait()
@@ -171,4 +207,10 @@ extension BatchRunner.Result {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Carries the per-lane `process` closure into the lanes' threads; each lane calls it for its own segmenter.
+private struct UncheckedSendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
