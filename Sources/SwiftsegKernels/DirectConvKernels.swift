@@ -99,24 +99,13 @@ public enum DirectConvKernels {
     @inline(__always)
     static func block8(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                        source: (Int, Int) -> UnsafePointer<Float>, store: (Vector, Int) -> Void) {
-        let s = cin * 9  // between output channels' weights
         var a0 = Vector(repeating: bias[0]), a1 = Vector(repeating: bias[1])
         var a2 = Vector(repeating: bias[2]), a3 = Vector(repeating: bias[3])
         var a4 = Vector(repeating: bias[4]), a5 = Vector(repeating: bias[5])
         var a6 = Vector(repeating: bias[6]), a7 = Vector(repeating: bias[7])
-        for ci in 0..<cin {
-            for ky in ky0..<ky1 {
-                let row = source(ci, ky), wp = weight + ci * 9 + ky * 3
-                let l = SIMDKernels.load(row), c = SIMDKernels.load(row + 1), r = SIMDKernels.load(row + 2)
-                @inline(__always) func tap(_ acc: inout Vector, _ k: Int) {
-                    let q = wp + k * s
-                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[0]), l, acc)
-                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[1]), c, acc)
-                    acc = SIMDKernels.multiplyAdd(Vector(repeating: q[2]), r, acc)
-                }
-                tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
-                tap(&a4, 4); tap(&a5, 5); tap(&a6, 6); tap(&a7, 7)
-            }
+        forEachKernelRow(cin: cin, ky0: ky0, ky1: ky1, weight: weight, source: source) { tap in
+            tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
+            tap(&a4, 4); tap(&a5, 5); tap(&a6, 6); tap(&a7, 7)
         }
         store(a0, 0); store(a1, 1); store(a2, 2); store(a3, 3)
         store(a4, 4); store(a5, 5); store(a6, 6); store(a7, 7)
@@ -126,23 +115,33 @@ public enum DirectConvKernels {
     @inline(__always)
     static func block4(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                        source: (Int, Int) -> UnsafePointer<Float>, store: (Vector, Int) -> Void) {
-        let s = cin * 9
         var a0 = Vector(repeating: bias[0]), a1 = Vector(repeating: bias[1])
         var a2 = Vector(repeating: bias[2]), a3 = Vector(repeating: bias[3])
+        forEachKernelRow(cin: cin, ky0: ky0, ky1: ky1, weight: weight, source: source) { tap in
+            tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
+        }
+        store(a0, 0); store(a1, 1); store(a2, 2); store(a3, 3)
+    }
+
+    /// For each input channel and kernel row inside the image: loads the row's three shifted vectors once and
+    /// hands `body` a `tap(&acc, k)` that adds output channel k's three products for them to `acc`.
+    @inline(__always)
+    static func forEachKernelRow(cin: Int, ky0: Int, ky1: Int, weight: UnsafePointer<Float>,
+                                 source: (Int, Int) -> UnsafePointer<Float>,
+                                 _ body: ((inout Vector, Int) -> Void) -> Void) {
+        let s = cin * 9  // between output channels' weights
         for ci in 0..<cin {
             for ky in ky0..<ky1 {
                 let row = source(ci, ky), wp = weight + ci * 9 + ky * 3
                 let l = SIMDKernels.load(row), c = SIMDKernels.load(row + 1), r = SIMDKernels.load(row + 2)
-                @inline(__always) func tap(_ acc: inout Vector, _ k: Int) {
+                body { acc, k in
                     let q = wp + k * s
                     acc = SIMDKernels.multiplyAdd(Vector(repeating: q[0]), l, acc)
                     acc = SIMDKernels.multiplyAdd(Vector(repeating: q[1]), c, acc)
                     acc = SIMDKernels.multiplyAdd(Vector(repeating: q[2]), r, acc)
                 }
-                tap(&a0, 0); tap(&a1, 1); tap(&a2, 2); tap(&a3, 3)
             }
         }
-        store(a0, 0); store(a1, 1); store(a2, 2); store(a3, 3)
     }
 
     /// One output channel of one vector: the three kernel columns and even/odd input channels in separate
