@@ -32,6 +32,8 @@ let package = Package(
         .target(name: "Swiftseg", dependencies: ["SwiftsegRuntime", "_CPNG", "_CTurboJPEG"]),
         .executableTarget(name: "swiftseg", dependencies: ["Swiftseg"]),
         .executableTarget(name: "swiftseg-bench", dependencies: ["Swiftseg"]),
+        // libFuzzer harness for the image and weights parsers (a file replayer when built without the fuzzer).
+        .executableTarget(name: "swiftseg-fuzz", dependencies: ["Swiftseg"]),
 
         // MARK: Implementation details
         // Tensor, ops (reference + fast kernels side by side), BLAS seam, U²-Net model, weights.

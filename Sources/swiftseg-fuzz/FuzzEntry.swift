@@ -1,0 +1,87 @@
+import Foundation
+import Swiftseg
+import SwiftsegRuntime
+
+// swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (PNG, JPEG,
+// EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both; the
+// harness fails only by crashing, hanging or running out of memory (errors are the expected outcome).
+//
+//   swift build -c release --product swiftseg-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DSWIFTSEG_LIBFUZZER
+//   mkdir -p /tmp/corpus && cp Tests/Fixtures/decode/* Weights/u2netp.safetensors /tmp/corpus/
+//   .build/release/swiftseg-fuzz /tmp/corpus -max_len=2000000 -rss_limit_mb=2048 -max_total_time=600
+//
+// Built normally (without the two flags) it replays files instead: `swiftseg-fuzz FILE…` runs each through
+// the same function and prints what happened — the way to reproduce a crash libFuzzer saved.
+
+enum FuzzTarget {
+    /// Decoding limits small enough that a hostile header cannot make one input take seconds.
+    static let decoding = DecodingOptions(maxPixels: 4_000_000, maxDimension: 8_192, maxFileBytes: 8 << 20)
+
+    /// Runs one input through the image decoder and the weights loader; returns what each said.
+    static func run(_ bytes: [UInt8]) -> (image: String, weights: String) {
+        let image: String
+        do {
+            let decoded = try Image(encoded: bytes, name: "input", options: decoding)
+            image = "image \(decoded.width)×\(decoded.height)×\(decoded.channels)"
+        } catch {
+            image = "image error: \(error)"
+        }
+        let weights: String = bytes.withUnsafeBytes { raw in
+            do {
+                let file = try SafeTensorsFile(file: MappedFile(staticBytes: raw), name: "input")
+                _ = try U2Net(weights: file, prepareFastKernels: false)
+                return "weights: a complete U²-Net"
+            } catch {
+                return "weights error: \(error)"
+            }
+        }
+        return (image, weights)
+    }
+}
+
+#if SWIFTSEG_LIBFUZZER
+/// libFuzzer's entry for a program that has its own `main` (SwiftPM points an executable's `main` at the
+/// module's entry point, so libFuzzer's own `main` is not linked in).
+@_silgen_name("LLVMFuzzerRunDriver")
+func llvmFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+@main
+struct FuzzDriver {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = Optional(CommandLine.unsafeArgv)
+        exit(llvmFuzzerRunDriver(&argc, &argv) { data, size in
+            _ = FuzzTarget.run(size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
+    }
+}
+#else
+@main
+struct FuzzReplay {
+    static func main() {
+        let paths = CommandLine.arguments.dropFirst()
+        if paths.isEmpty || paths.contains("-h") || paths.contains("--help") {
+            print("""
+                usage: swiftseg-fuzz FILE…   (replays inputs through the fuzz target)
+                Build with -Xswiftc -sanitize=fuzzer -Xswiftc -DSWIFTSEG_LIBFUZZER for the libFuzzer harness;
+                see the top of Sources/swiftseg-fuzz/FuzzEntry.swift and the README.
+                """)
+            exit(paths.isEmpty ? 2 : 0)
+        }
+        var unreadable = 0
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                FileHandle.standardError.write(Data("swiftseg-fuzz: \(path): cannot read\n".utf8))
+                unreadable += 1
+                continue
+            }
+            let (image, weights) = FuzzTarget.run([UInt8](data))
+            print("\(path): \(image); \(weights)")
+        }
+        exit(unreadable == 0 ? 0 : 1)
+    }
+}
+#endif
