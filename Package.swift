@@ -66,6 +66,6 @@ let package = Package(
         // Test support: counts heap allocations (wraps the malloc family), for the no-allocation test.
         .target(name: "SwiftsegAllocationCounter", path: "Tests/SwiftsegAllocationCounter"),
         .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg"]),
-        .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg"]),
+        .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg", "swiftseg-fuzz"]),
     ]
 )

@@ -19,9 +19,9 @@ final class CLITests: XCTestCase {
     struct Result { let status: Int32; let stdout: Data; let stderr: String }
 
     @discardableResult
-    func run(_ args: [String], stdin: Data? = nil) throws -> Result {
+    func run(_ args: [String], stdin: Data? = nil, binary: String = CLITests.binary) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.binary)
+        p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
         let out = Pipe(), err = Pipe(), inp = Pipe()
         p.standardOutput = out
@@ -283,6 +283,21 @@ final class CLITests: XCTestCase {
         assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--concurrent", "2", "-o", "\(tmp)/x.png"]),
                            mentions: "is for batches")
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "0"]), mentions: "--concurrent")
+    }
+
+    /// The fuzz harness's replay mode (how a saved crash is reproduced) runs each file through the decoders
+    /// and the weights loader and says what each made of it.
+    func testFuzzHarnessReplaysInputs() throws {
+        let harness = Bundle.main.bundleURL.appendingPathComponent("swiftseg-fuzz").path
+        let weights = URL(fileURLWithPath: Self.fixtures).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Weights/u2netp.safetensors").path
+        let r = try run(["\(Self.fixtures)/decode/baseline.jpg", weights, "\(Self.fixtures)/decode/cmyk.jpg"], binary: harness)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3; weights error"), out)
+        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG or JPEG image; weights: a complete U²-Net"), out)
+        XCTAssertTrue(out.contains("cmyk.jpg: image error: input: unsupported: CMYK JPEG"), out)
+        XCTAssertEqual(try run(["\(tmp)/missing"], binary: harness).status, 1)
     }
 
     func testShardsPartitionTheInputs() throws {
