@@ -23,6 +23,18 @@ extension InferCommand {
             items = items.filter { BatchInputs.isInShard($0.input, index: shard.index, count: shard.count) }
         }
         let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
+        // --json: one report line per finished photo on standard output (the progress is on standard error).
+        let json = options.json, model = segmenter.model.configuration.variant
+        let minArea = options.lifting.request.minimumArea
+        @Sendable func printReport(_ lifted: LiftedSubject, input: String) {
+            let t = lifted.observation.timings
+            let report = SubjectReport(input: input, observation: lifted.observation, model: model, minArea: minArea,
+                                       selected: lifted.chosen,
+                                       timingsMs: ["preprocess": t.preprocessMs, "network": t.networkMs,
+                                                   "postprocess": t.postprocessMs, "instances": t.instancesMs,
+                                                   "render": lifted.renderMs])
+            if let line = try? report.jsonData(pretty: false) { FileHandle.standardOutput.write(Data(line)) }
+        }
         let progress = Progress(total: items.count, quiet: options.quiet)
         let lifting = try resolvedLifting(options)
         let encoding = options.encoding
@@ -38,6 +50,7 @@ extension InferCommand {
             encode: { try $0.image.encoded(as: format, options: encoding) },
             report: { result in
                 manifest?.append(result.manifestLine())
+                if json, let lifted = result.lifted { printReport(lifted, input: result.item.input.path) }
                 progress.record(result)
             })
         progress.finish()

@@ -47,7 +47,7 @@ struct InferOptions {
         OptionSpec(names: ["--saliency"], valueName: "PATH",
                    help: "Also write the saliency heat map (raw network confidence × 255, input's size)."),
         OptionSpec(names: ["--json"], valueName: nil,
-                   help: "Print a JSON report on standard output: size, model, threshold, instances\n(index, bounds, normalizedBounds, area, score), timings."),
+                   help: "Print a JSON report on standard output: size, model, threshold, instances\n(index, bounds, normalizedBounds, area, score), timings. A batch prints one\nreport per photo, each on one line (JSON Lines), as photos finish."),
         OptionSpec(names: ["--select"], valueName: "LIST",
                    help: "Use only these instances (e.g. 1,3) for the mask, cutout, crop and composite."),
         OptionSpec(names: ["--point"], valueName: "X,Y",
@@ -189,8 +189,8 @@ struct InferOptions {
             if ImageFormat(path: dir) != nil && !(FileManager.default.fileExists(atPath: dir, isDirectory: &isFolder) && isFolder.boolValue) {
                 throw CLIError.usage("several inputs or a folder write into a folder: -o names a folder, not the image \(dir)")
             }
-            for (flag, given) in [("--instances", instancesPath != nil), ("--saliency", saliencyPath != nil), ("--json", json)] where given {
-                throw CLIError.usage("\(flag) works on one image; for a batch use --manifest")
+            for (flag, given) in [("--instances", instancesPath != nil), ("--saliency", saliencyPath != nil)] where given {
+                throw CLIError.usage("\(flag) names one file, for one image; for a batch, --json prints each photo's instances")
             }
             output = dir
         } else {

@@ -285,6 +285,27 @@ final class CLITests: XCTestCase {
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "0"]), mentions: "--concurrent")
     }
 
+    /// `--json` on a batch: one JSON report per finished photo, one per line on standard output, the same
+    /// contract as for one image; nothing for a failed photo, nor for one skipped on a rerun.
+    func testBatchJSONLines() throws {
+        let input = "\(tmp)/in"
+        try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
+        for name in ["coins.png", "rocket.jpg"] { try FileManager.default.copyItem(atPath: photo(name), toPath: "\(input)/\(name)") }
+        try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(input)/broken.png"))
+        let r = try run(["infer", input, "-o", "\(tmp)/out", "--json", "--quiet"])
+        XCTAssertEqual(r.status, 1)
+        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, String(decoding: r.stdout, as: UTF8.self))
+        let reports = try lines.map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
+        let coins = try XCTUnwrap(reports.first { ($0["input"] as? String)?.hasSuffix("coins.png") == true })
+        XCTAssertEqual((coins["instances"] as? [Any])?.count, 22)
+        XCTAssertEqual(coins["width"] as? Int, 384)
+        XCTAssertNotNil((coins["timingsMs"] as? [String: Any])?["network"])
+        XCTAssertTrue(reports.contains { ($0["input"] as? String)?.hasSuffix("rocket.jpg") == true })
+        let rerun = try run(["infer", input, "-o", "\(tmp)/out", "--json", "--quiet"])
+        XCTAssertTrue(rerun.stdout.isEmpty, "skipped photos print no report")
+    }
+
     /// The fuzz harness's replay mode (how a saved crash is reproduced) runs each file through the decoders
     /// and the weights loader and says what each made of it.
     func testFuzzHarnessReplaysInputs() throws {
@@ -313,7 +334,8 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(seen.sorted(), (1...8).map { "p\($0).mask.png" }.sorted(), "every photo in exactly one shard")
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--shard", "3/3"]), mentions: "--shard expects")
         assertCleanFailure(try run(["infer", input, photo("rocket.jpg")]), mentions: "need -o <output folder>")
-        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--json"]), mentions: "for a batch use --manifest")
+        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/x", "--instances", "\(tmp)/i.png"]),
+                           mentions: "for a batch, --json prints each photo's instances")
     }
 
     /// Mutated photos through the whole CLI: each run either succeeds with a valid PNG or fails with one

@@ -33,6 +33,8 @@ public final class BatchRunner {
         public let instances: Int
         /// Wall time for this photo: decode, network and encode/write.
         public let milliseconds: Double
+        /// What the network found and what was rendered (nil when failed or skipped): for per-photo reports.
+        public var lifted: LiftedSubject? = nil
     }
 
     public let jobs: Int
@@ -133,7 +135,8 @@ public final class BatchRunner {
                             status = .failed("\(item.output): \(error)")
                         }
                         state.report(Result(item: item, status: status, instances: lifted.observation.instances.count,
-                                            milliseconds: BatchRunner.elapsed(start)), report)
+                                            milliseconds: BatchRunner.elapsed(start), lifted: status == .ok ? lifted : nil),
+                                     report)
                         encodeSlots.signal()
                         done.leave()
                     }

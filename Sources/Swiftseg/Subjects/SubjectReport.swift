@@ -36,10 +36,12 @@ public struct SubjectReport: Encodable, Sendable {
         self.timingsMs = timingsMs
     }
 
-    /// The report as pretty-printed JSON with sorted keys.
-    public func jsonData() throws -> [UInt8] {
+    /// The report as JSON with sorted keys and a final newline: pretty-printed, or on one line (`pretty: false`,
+    /// for JSON Lines: a batch prints one report per photo).
+    public func jsonData(pretty: Bool = true) throws -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self)) + [0x0A]
     }
 }
