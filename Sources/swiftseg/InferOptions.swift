@@ -81,7 +81,7 @@ struct InferOptions {
         OptionSpec(names: ["--jobs"], valueName: "N",
                    help: "Batch: photos decoded/encoded alongside the network (2)."),
         OptionSpec(names: ["--concurrent"], valueName: "N",
-                   help: "Batch: photos in the network at the same time (1), each with threads/N worker\nthreads and its own activation memory (~150 MB for u2netp): trades memory for\nthroughput (2 on two cores: ~15 % more photos/s, see PERF.md)."),
+                   help: "Batch: photos in the network at the same time (1), each with threads/N worker\nthreads and its own activation memory (~135 MB for u2netp): trades memory for\nthroughput (2 on two cores: ~15 % more photos/s, see PERF.md)."),
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
         OptionSpec(names: ["--shard"], valueName: "I/N",

@@ -63,12 +63,14 @@ public struct RSU: RSUBlock {
         if i == height - 1 {
             rebnconv[height - 1](hx, into: cat.channels(0..<mid), context: context)  // dilated bottom, no pooling
         } else {
+            let beforePooled = arena.mark()
             let pooled = arena.tensor(channels: mid, height: MaxPool2D.outputSize(hx.height),
                                       width: MaxPool2D.outputSize(hx.width))
             MaxPool2D.forward(hx, into: pooled, context: context)
             let deeper = arena.tensor(channels: mid, height: pooled.height, width: pooled.width)
             level(i + 1, input: pooled, into: deeper, residual: nil, context: context)
             ResizeBilinear.forward(deeper, into: cat.channels(0..<mid), context: context)
+            arena.release(to: beforePooled)  // pooled and deeper are consumed: the decoder reuses their room
         }
         rebnconvd[i - 1](cat, into: out, residual: residual, context: context)
     }

@@ -111,6 +111,7 @@ public final class U2Net: Sendable {
         let cat = arena.tensor(channels: deeperChannels + enc.outChannels, height: input.height, width: input.width)
         let hx = cat.channels(deeperChannels..<cat.channels)
         context.time(U2Net.encoderNames[i - 1]) { enc.callAsFunction(input, into: hx, context: context) }
+        let beforePooled = arena.mark()
         let pooled = arena.tensor(channels: hx.channels, height: MaxPool2D.outputSize(hx.height),
                                   width: MaxPool2D.outputSize(hx.width))
         context.time("pool+resize") { MaxPool2D.forward(hx, into: pooled, context: context) }
@@ -124,6 +125,7 @@ public final class U2Net: Sendable {
         context.time("pool+resize") {
             ResizeBilinear.forward(deeper, into: cat.channels(0..<deeperChannels), context: context)
         }
+        arena.release(to: beforePooled)  // pooled and deeper are consumed: the decoder reuses their room
         context.time(U2Net.decoderNames[i - 1]) {
             let dec = decoder(i)
             dec.callAsFunction(cat, into: out, context: context)
