@@ -14,9 +14,9 @@ extension Conv2D {
     static let directMinimumPixelsForThinInput = 64 * 64
 
     /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with at
-    /// most 4 output channels the direct kernel was 1.7–4× faster than Winograd and GEMM at every size from
-    /// 10×10 to 320×320; with 3 or 4 input channels it was fastest from 80×80 up and GEMM below 64×64 (Winograd
-    /// lost to both: its output transform costs per output channel).
+    /// most 4 output channels the direct kernel was 2–4× faster than Winograd and GEMM from 10×10 to 160×160,
+    /// and level with Winograd at 320×320 (the 64→1 input is read from memory either way); with 3 or 4 input
+    /// channels it was fastest from 80×80 up and GEMM below 64×64.
     func thinLayerKernel(height: Int, width: Int) -> ConvKernelPolicy? {
         guard supportsDirect else { return nil }
         if outChannels <= Conv2D.directMaximumThinChannels { return .direct }
