@@ -119,6 +119,9 @@ struct InferOptions {
         }
         jobs = try args.positiveInt("--jobs", default: 2)
         concurrent = try args.positiveInt("--concurrent", default: 1)
+        if concurrent > threads {  // the lanes share --threads; each needs one
+            throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
+        }
         overwrite = args.has("--overwrite")
         manifestPath = args.value("--manifest")
         quiet = args.has("--quiet")

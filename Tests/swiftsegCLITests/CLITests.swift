@@ -283,6 +283,8 @@ final class CLITests: XCTestCase {
         assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--concurrent", "2", "-o", "\(tmp)/x.png"]),
                            mentions: "is for batches")
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "0"]), mentions: "--concurrent")
+        assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "2", "--threads", "1"]),
+                           mentions: "splits --threads 1 between photos")
     }
 
     /// `--json` on a batch: one JSON report per finished photo, one per line on standard output, the same
