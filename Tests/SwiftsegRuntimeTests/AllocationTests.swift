@@ -43,4 +43,38 @@ final class AllocationTests: XCTestCase {
             }
         }
     }
+
+    /// Two forward passes at once, each on its own context with two threads (batch lanes, or a server with a
+    /// context per request): each takes a worker pool of its own, so neither allocates once warm.
+    func testConcurrentPassesAllocateNothing() throws {
+        guard swiftseg_allocation_counter_available() == 1 else {
+            throw XCTSkip("allocation counting needs glibc (the malloc wrappers are Linux-only)")
+        }
+        let net = U2NetTests.net
+        let input = randomTensor(channels: 3, height: 64, width: 72, seed: 3)
+        final class Lane: @unchecked Sendable {
+            let context = ExecutionContext(threads: 2)
+            let output = Tensor(channels: 1, height: 64, width: 72)
+            let go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        }
+        let lanes = [Lane(), Lane()]
+        for lane in lanes {
+            Thread.detachNewThread {
+                for round in 0..<3 {  // round 0 warms up (plan, pool, helpers); rounds 1 and 2 are counted
+                    lane.go.wait()
+                    for _ in 0..<(round == 0 ? 2 : 3) { net.forward(input.view, into: lane.output.view, context: lane.context) }
+                    lane.done.signal()
+                }
+            }
+        }
+        for round in 0..<3 {
+            if round == 1 { swiftseg_allocation_counter_start() }
+            lanes.forEach { $0.go.signal() }
+            lanes.forEach { $0.done.wait() }
+        }
+        let allocations = swiftseg_allocation_counter_stop()
+        print("allocations in 2 × 6 concurrent passes (2 threads each): \(allocations) "
+              + "(+ \(swiftseg_allocation_counter_blas()) inside OpenBLAS)")
+        XCTAssertEqual(allocations, 0, "heap allocations while two contexts ran passes at once")
+    }
 }

@@ -1,6 +1,4 @@
-import Dispatch
 import Foundation
-import Synchronization
 
 /// The tasks of one ``parallelFor(count:threads:_:)-(_,_,ParallelTasks)`` call as a value: the inputs it needs as
 /// stored properties and `run` as the loop body. Unlike a closure, handing a value to the worker threads
@@ -22,25 +20,18 @@ public protocol ParallelTasks: SendableMetatype {
 ///
 /// Tasks are handed out dynamically from an atomic counter, so uneven tiles balance; `worker` is in
 /// `0..<threads` and names the per-worker scratch a task may use. With one thread (or one task) everything
-/// runs inline on the caller's thread. Workers are ``WorkerPool``'s long-lived threads, which spin briefly
-/// between jobs; when another thread is already using the pool, this call falls back to Dispatch's
-/// `concurrentPerform` (which allocates). On the pool a call allocates nothing (checked by `AllocationTests`).
+/// runs inline on the caller's thread. Workers are long-lived ``WorkerPool`` threads, which spin briefly
+/// between jobs; callers on different threads at once each get a pool of their own. A call allocates nothing
+/// once its pool exists (checked by `AllocationTests`, also for two passes running at once).
 public func parallelFor<Tasks: ParallelTasks>(count: Int, threads: Int, _ tasks: Tasks) {
     let workers = min(max(threads, 1), count)
     if workers <= 1 {
         for task in 0..<count { tasks.run(task, worker: 0) }
         return
     }
-    if WorkerPool.shared.run(count: count, workers: workers, tasks) { return }
-    let next = Atomic<Int>(0)  // the pool is busy (another thread's job): Dispatch
-    let shared = UncheckedSendable(tasks)
-    DispatchQueue.concurrentPerform(iterations: workers) { worker in
-        while true {
-            let task = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            if task >= count { break }
-            shared.value.run(task, worker: worker)
-        }
-    }
+    let pool = WorkerPool.acquire()
+    defer { pool.release() }
+    pool.run(count: count, workers: workers, tasks)
 }
 
 /// Runs `body(task, worker)` for every task in `0..<count` on at most `threads` workers: the closure form of
@@ -64,13 +55,6 @@ public func parallelFor(count: Int, threads: Int, _ body: (_ task: Int, _ worker
 private struct ClosureTasks: ParallelTasks {
     let body: (Int, Int) -> Void
     func run(_ task: Int, worker: Int) { body(task, worker) }
-}
-
-/// Carries a value the compiler cannot prove Sendable across the fork in ``parallelFor(count:threads:_:)``;
-/// the tasks it runs write disjoint memory.
-struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// Number of cores the process may use (Foundation honours affinity masks and cgroup quotas on Linux), read

@@ -10,17 +10,39 @@ import Darwin
 /// worker 0. Between jobs a helper spins for a short while before it sleeps on a condition variable, as ONNX
 /// Runtime's pool does: a forward pass is a few hundred parallel ops separated by microseconds of serial work,
 /// and waking a sleeping thread for each let Linux place it on the waker's core (wake-affine), which made
-/// whole two-thread runs ~25 % slower at random. One job runs at a time; a second caller gets `false` and
-/// uses Dispatch instead.
+/// whole two-thread runs ~25 % slower at random. A pool runs one job at a time: each caller of `parallelFor`
+/// takes a free pool for the call (``acquire()``), so passes running concurrently (batch lanes, servers with
+/// one context per request) each get their own helpers; a pool is created the first time that many callers
+/// overlap and reused afterwards, so the steady state allocates nothing.
 final class WorkerPool: @unchecked Sendable {
-    static let shared = WorkerPool()
+    /// Every pool created so far; `busy` marks the ones a caller holds. Guarded by the mutex.
+    private static let registry = Mutex<[WorkerPool]>([])
+    private var busy = false
+
+    /// A pool no other caller holds (a new one if all are taken). Give it back with ``release()``.
+    static func acquire() -> WorkerPool {
+        registry.withLock { pools in
+            for pool in pools where !pool.busy {
+                pool.busy = true
+                return pool
+            }
+            let pool = WorkerPool()
+            pool.busy = true
+            pools.append(pool)
+            return pool
+        }
+    }
+
+    /// Hands the pool back for the next caller.
+    func release() {
+        WorkerPool.registry.withLock { _ in busy = false }
+    }
 
     /// Spin iterations (atomic loads) a helper waits for the next job before sleeping: ~50–100 µs.
     private static let spinLimit = 20_000
 
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let wake = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private let inUse = Atomic<Bool>(false)
     /// The published job's number and its helper count in one word (`number << 16 | helpers`), so a helper
     /// reads both from the same job.
     private let state = Atomic<Int>(0)
@@ -49,17 +71,14 @@ final class WorkerPool: @unchecked Sendable {
         pthread_cond_init(wake, nil)
     }
 
-    /// Runs the job on the caller and `workers - 1` helpers; false (nothing run) if another job is running.
+    /// Runs the job on the caller and `workers - 1` helpers. The caller must hold the pool (``acquire()``).
     @inline(__always)
-    func run<Tasks: ParallelTasks>(count: Int, workers: Int, _ tasks: Tasks) -> Bool {
-        guard inUse.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
-        defer { inUse.store(false, ordering: .releasing) }
+    func run<Tasks: ParallelTasks>(count: Int, workers: Int, _ tasks: Tasks) {
         startHelpers(workers - 1)
         withUnsafePointer(to: tasks) { pointer in
             var current = Job(tasks: UnsafeRawPointer(pointer), invoke: WorkerPool.invoker(Tasks.self), count: count)
             withUnsafePointer(to: &current) { publishAndRun($0, workers: workers) }
         }
-        return true
     }
 
     /// Creates helper threads up to `count` (once, on first need).
