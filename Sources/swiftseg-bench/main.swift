@@ -31,6 +31,7 @@ let help = """
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
+      --channels      With --layers: the in×out channel pairs to time instead (e.g. 128x64,64x1).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
