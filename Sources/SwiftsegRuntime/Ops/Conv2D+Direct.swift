@@ -38,12 +38,7 @@ extension Conv2D {
         let h = input.height, w = input.width
         let kernels = context.kernels
         let scratch = context.scratch(floats: Kernels.directConvScratchFloats(inChannels: inChannels, width: w))
-        let relu: Bool, residual: UnsafePointer<Float>?
-        switch epilogue {
-        case .bias: (relu, residual) = (false, nil)
-        case .biasReLU: (relu, residual) = (true, nil)
-        case .biasReLUResidual(let r): (relu, residual) = (true, UnsafePointer(r.data))
-        }
+        let (relu, residual) = epilogue.reluAndResidual
         // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
         let rowsPerTask = max(1, (h + 4 * context.threads - 1) / (4 * context.threads))
         let tasks = (h + rowsPerTask - 1) / rowsPerTask

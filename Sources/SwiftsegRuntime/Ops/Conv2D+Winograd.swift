@@ -119,7 +119,7 @@ extension Conv2D {
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
-        let (relu, residual) = winogradEpilogue(epilogue)
+        let (relu, residual) = epilogue.reluAndResidual
         parallelFor(count: rowGroups * chunks, threads: context.threads,
                     WinogradTileRows(conv: self, input: input, output: output, relu: relu, residual: residual,
                                      chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
@@ -173,7 +173,7 @@ extension Conv2D {
         // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let v = scratch[0], m = v + vFloats
-        let (relu, residual) = winogradEpilogue(epilogue)
+        let (relu, residual) = epilogue.reluAndResidual
         let inGroups = min(context.threads == 1 ? 1 : 4 * context.threads, inChannels)  // small tasks balance better
         let inPer = (inChannels + inGroups - 1) / inGroups
         parallelFor(count: inGroups, threads: context.threads,
@@ -250,15 +250,6 @@ extension Conv2D {
                 BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b, ldb: 36 * ld,
                            c: c, ldc: 36 * ld)
             }
-        }
-    }
-
-    /// The epilogue as the output transform takes it: ReLU or not, and the residual planes if any.
-    private func winogradEpilogue(_ epilogue: Epilogue) -> (relu: Bool, residual: UnsafePointer<Float>?) {
-        switch epilogue {
-        case .bias: return (false, nil)
-        case .biasReLU: return (true, nil)
-        case .biasReLUResidual(let r): return (true, UnsafePointer(r.data))
         }
     }
 }

@@ -56,6 +56,15 @@ public struct Conv2D: @unchecked Sendable {
         case biasReLU
         /// out = max(conv + bias, 0) + residual (REBNCONV then the RSU block's residual add)
         case biasReLUResidual(TensorView)
+
+        /// The epilogue as the SIMD kernels take it (the bias separately): ReLU or not, and the residual planes.
+        var reluAndResidual: (relu: Bool, residual: UnsafePointer<Float>?) {
+            switch self {
+            case .bias: return (false, nil)
+            case .biasReLU: return (true, nil)
+            case .biasReLUResidual(let r): return (true, UnsafePointer(r.data))
+            }
+        }
     }
 
     /// Runs the convolution with the kernel the context's policy selects.
