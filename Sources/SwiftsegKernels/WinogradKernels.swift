@@ -52,6 +52,10 @@ public enum WinogradKernels {
             }
             var t = 0
             while t < nb {
+                #if SWIFTSEG_32_REGISTERS
+                transformPhaseColumns(phases + t, rowLength: rowLength, phaseStride: phaseStride,
+                                      v: v + ci * 36 * ld + t, ld: ld)
+                #else
                 // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
                 for c in 0..<6 {
                     let column = phases + t + (c & 3) * phaseStride + (c >> 2)   // patch column c, row 0
@@ -76,6 +80,7 @@ public enum WinogradKernels {
                     SIMDKernels.store(2 * (t1 - t3) - t2 + t4, row + 4 * step)
                     SIMDKernels.store(4 * t1 - 5 * t3 + t5, row + 5 * step)
                 }
+                #endif
                 t += width
             }
         }
@@ -181,7 +186,9 @@ public enum WinogradKernels {
             let end = Swift.min(w, x0 + length)
             while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
         }
-        #if SWIFTSEG_PERMUTES || arch(arm64)
+        #if SWIFTSEG_32_REGISTERS
+        splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, padded: padded, into: phases)
+        #elseif SWIFTSEG_PERMUTES || arch(arm64)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
         // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last
         // tile: phases 0 and 1), so that block is two scalars.
@@ -360,3 +367,109 @@ extension WinogradKernels {
         SIMDKernels.store(c70, cp + 7 * ldc)
     }
 }
+
+#if SWIFTSEG_32_REGISTERS
+extension WinogradKernels {
+    /// Bᵀ applied to 6 values (a row or a column of a 6×6 patch: the same coefficients either way).
+    @inline(__always)
+    static func inputRow(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector)
+        -> (Vector, Vector, Vector, Vector, Vector, Vector) {
+        let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
+        let p = SIMDKernels.multiplyAdd(minusFour, d2, d4), q = SIMDKernels.multiplyAdd(minusFour, d1, d3)
+        let s = d4 - d2, t = 2 * (d3 - d1)
+        return (SIMDKernels.multiplyAdd(four, d0, SIMDKernels.multiplyAdd(minusFive, d2, d4)),
+                p + q, p - q, s + t, s - t,
+                SIMDKernels.multiplyAdd(four, d1, SIMDKernels.multiplyAdd(minusFive, d3, d5)))
+    }
+
+    /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
+    /// `phases + r · rowLength + (c mod 4) · phaseStride + c / 4`), V's 36 rows `ld` apart: two V rows at a time,
+    /// each Bᵀ d row recomputed from the phase rows (loads) rather than all 36 kept (more than 32 registers, so
+    /// spilled: a store and a load each, and stores are the scarce port).
+    @inline(__always)
+    static func transformPhaseColumns(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
+                                      v: UnsafeMutablePointer<Float>, ld: Int) {
+        @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
+            let offset: Int = r &* rowLength &+ (c & 3) &* phaseStride &+ (c >> 2)
+            return SIMDKernels.load(phases + offset)
+        }
+        @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {
+            let row = v + i &* 6 &* ld
+            SIMDKernels.store(h.0, row); SIMDKernels.store(h.1, row + ld); SIMDKernels.store(h.2, row + 2 &* ld)
+            SIMDKernels.store(h.3, row + 3 &* ld); SIMDKernels.store(h.4, row + 4 &* ld)
+            SIMDKernels.store(h.5, row + 5 &* ld)
+        }
+        let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
+        // Rows 1 and 2 of Bᵀ d: (d4 − 4·d2) ± (d3 − 4·d1).
+        @inline(__always) func rows12(_ c: Int) -> (Vector, Vector) {
+            let p = SIMDKernels.multiplyAdd(minusFour, d(2, c), d(4, c))
+            let q = SIMDKernels.multiplyAdd(minusFour, d(1, c), d(3, c))
+            return (p + q, p - q)
+        }
+        let a0 = rows12(0), a1 = rows12(1), a2 = rows12(2), a3 = rows12(3), a4 = rows12(4), a5 = rows12(5)
+        store(1, inputRow(a0.0, a1.0, a2.0, a3.0, a4.0, a5.0))
+        store(2, inputRow(a0.1, a1.1, a2.1, a3.1, a4.1, a5.1))
+        // Rows 3 and 4: (d4 − d2) ± 2·(d3 − d1).
+        @inline(__always) func rows34(_ c: Int) -> (Vector, Vector) {
+            let s = d(4, c) - d(2, c), t = 2 * (d(3, c) - d(1, c))
+            return (s + t, s - t)
+        }
+        let b0 = rows34(0), b1 = rows34(1), b2 = rows34(2), b3 = rows34(3), b4 = rows34(4), b5 = rows34(5)
+        store(3, inputRow(b0.0, b1.0, b2.0, b3.0, b4.0, b5.0))
+        store(4, inputRow(b0.1, b1.1, b2.1, b3.1, b4.1, b5.1))
+        // Rows 0 and 5: 4·d0 − 5·d2 + d4 and 4·d1 − 5·d3 + d5.
+        @inline(__always) func row0(_ c: Int) -> Vector {
+            SIMDKernels.multiplyAdd(four, d(0, c), SIMDKernels.multiplyAdd(minusFive, d(2, c), d(4, c)))
+        }
+        @inline(__always) func row5(_ c: Int) -> Vector {
+            SIMDKernels.multiplyAdd(four, d(1, c), SIMDKernels.multiplyAdd(minusFive, d(3, c), d(5, c)))
+        }
+        store(0, inputRow(row0(0), row0(1), row0(2), row0(3), row0(4), row0(5)))
+        store(5, inputRow(row5(0), row5(1), row5(2), row5(3), row5(4), row5(5)))
+    }
+
+    /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the AVX-512 build, out of line so that the
+    /// interior loop gets registers of its own: 64 pixels → 4 phase vectors in two shuffle levels (phases 0 and 2,
+    /// and 1 and 3, of each pair of vectors, then whole halves: 8 shuffles where one permute per source vector
+    /// per phase takes 12); blocks crossing the image edge go through a zero-padded copy.
+    @inline(never)
+    static func splitPhasesByShuffles(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
+                                      padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
+        let stride = length / 4
+        @inline(__always) func split(_ block: UnsafePointer<Float>, _ k: Int) {
+            let a0 = SIMDKernels.load(block), a1 = SIMDKernels.load(block + 16)
+            let a2 = SIMDKernels.load(block + 32), a3 = SIMDKernels.load(block + 48)
+            let e01 = Vector(a0[0], a0[4], a0[8], a0[12], a1[0], a1[4], a1[8], a1[12],
+                             a0[2], a0[6], a0[10], a0[14], a1[2], a1[6], a1[10], a1[14])
+            let o01 = Vector(a0[1], a0[5], a0[9], a0[13], a1[1], a1[5], a1[9], a1[13],
+                             a0[3], a0[7], a0[11], a0[15], a1[3], a1[7], a1[11], a1[15])
+            let e23 = Vector(a2[0], a2[4], a2[8], a2[12], a3[0], a3[4], a3[8], a3[12],
+                             a2[2], a2[6], a2[10], a2[14], a3[2], a3[6], a3[10], a3[14])
+            let o23 = Vector(a2[1], a2[5], a2[9], a2[13], a3[1], a3[5], a3[9], a3[13],
+                             a2[3], a2[7], a2[11], a2[15], a3[3], a3[7], a3[11], a3[15])
+            SIMDKernels.store(Vector(lowHalf: e01.lowHalf, highHalf: e23.lowHalf), phases + k)
+            SIMDKernels.store(Vector(lowHalf: o01.lowHalf, highHalf: o23.lowHalf), phases + (stride &+ k))
+            SIMDKernels.store(Vector(lowHalf: e01.highHalf, highHalf: e23.highHalf), phases + (2 &* stride &+ k))
+            SIMDKernels.store(Vector(lowHalf: o01.highHalf, highHalf: o23.highHalf), phases + (3 &* stride &+ k))
+        }
+        var k = 0
+        while k < stride - width {
+            let x = x0 &+ 4 &* k
+            if x >= 0 && x &+ 64 <= w {
+                split(row + x, k)
+            } else {
+                let lo = Swift.max(0, -x), hi = Swift.min(64, w - x)   // pixels inside the image: lo ..< hi
+                fill(padded, count: lo)
+                copy(row + x + lo, to: padded + lo, count: hi - lo)
+                fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
+                split(UnsafePointer(padded), k)
+            }
+            k &+= width
+        }
+        // Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last tile).
+        let x = x0 + 4 * k
+        phases[k] = x >= 0 && x < w ? row[x] : 0
+        phases[stride + k] = x + 1 >= 0 && x + 1 < w ? row[x + 1] : 0
+    }
+}
+#endif
