@@ -9,6 +9,8 @@ protocol RSUBlock: Sendable {
 
 extension RSUBlock {
     /// `hxin = rebnconvin(x)`, then the U from level 1, whose last REBNCONV adds `hxin` back: `hx1d + hxin`.
+    /// `x` is read only by the first conv and `out` written only by the last, so `out` may share memory with
+    /// `x` (U2Net's decoder stages write their output into their own input's buffer).
     func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }

@@ -92,8 +92,7 @@ public final class U2Net: Sendable {
         let arena = context.arena
         arena.reset()
         let sides = arena.tensor(channels: 6, height: input.height, width: input.width)
-        let hx1d = arena.tensor(channels: stage1d.outChannels, height: input.height, width: input.width)
-        level(1, input: input, into: hx1d, sides: sides, context: context)
+        _ = level(1, input: input, sides: sides, context: context)
         context.time("side+fuse") {
             outconv.forward(sides, into: output, epilogue: .bias, context: context)
             Sigmoid.forwardInPlace(output)
@@ -102,35 +101,37 @@ public final class U2Net: Sendable {
     }
 
     /// Encoder stage `i` on `input`, the deeper stages on its pooled output, then decoder stage `i` on
-    /// `cat(upsample(deeper), hx{i})` into `out`, and side output `i` from it.
-    private func level(_ i: Int, input: TensorView, into out: TensorView, sides: TensorView,
-                       context: ExecutionContext) {
-        let arena = context.arena, mark = arena.mark()
-        defer { arena.release(to: mark) }
+    /// `cat(upsample(deeper), hx{i})`, and side output `i` from it. Returns `hx{i}d`, which is left allocated
+    /// for the caller to release: it occupies the first channels of this level's concatenation, which the
+    /// decoder reads only in its first conv (``RSUBlock``), so the largest buffer of the pass (128 × H × W at
+    /// level 1) also holds its output and no separate output map is needed.
+    private func level(_ i: Int, input: TensorView, sides: TensorView, context: ExecutionContext) -> TensorView {
+        let arena = context.arena
         let enc = encoder(i), deeperChannels = i == 5 ? stage6.outChannels : decoder(i + 1).outChannels
         let cat = arena.tensor(channels: deeperChannels + enc.outChannels, height: input.height, width: input.width)
+        let afterCat = arena.mark()
         let hx = cat.channels(deeperChannels..<cat.channels)
         context.time(U2Net.encoderNames[i - 1]) { enc.callAsFunction(input, into: hx, context: context) }
-        let beforePooled = arena.mark()
         let pooled = arena.tensor(channels: hx.channels, height: MaxPool2D.outputSize(hx.height),
                                   width: MaxPool2D.outputSize(hx.width))
         context.time("pool+resize") { MaxPool2D.forward(hx, into: pooled, context: context) }
-        let deeper = arena.tensor(channels: deeperChannels, height: pooled.height, width: pooled.width)
+        let deeper: TensorView
         if i == 5 {
+            deeper = arena.tensor(channels: deeperChannels, height: pooled.height, width: pooled.width)
             context.time("stage6") { stage6.callAsFunction(pooled, into: deeper, context: context) }
             sideOutput(6, deeper, sides: sides, context: context)
         } else {
-            level(i + 1, input: pooled, into: deeper, sides: sides, context: context)
+            deeper = level(i + 1, input: pooled, sides: sides, context: context)
         }
         context.time("pool+resize") {
             ResizeBilinear.forward(deeper, into: cat.channels(0..<deeperChannels), context: context)
         }
-        arena.release(to: beforePooled)  // pooled and deeper are consumed: the decoder reuses their room
-        context.time(U2Net.decoderNames[i - 1]) {
-            let dec = decoder(i)
-            dec.callAsFunction(cat, into: out, context: context)
-        }
+        arena.release(to: afterCat)  // pooled and deeper are consumed: the decoder reuses their room
+        let dec = decoder(i)
+        let out = cat.channels(0..<dec.outChannels)
+        context.time(U2Net.decoderNames[i - 1]) { dec.callAsFunction(cat, into: out, context: context) }
         sideOutput(i, out, sides: sides, context: context)
+        return out
     }
 
     /// `d{i} = side{i}(hx)`, upsampled to the input's size into channel i-1 of `sides`.
