@@ -27,7 +27,8 @@ let help = """
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
-      --concurrent N  With --soak: photos in the network at once, each with threads/N threads (default 1).
+      --concurrent N  With --soak: photos in the network at once, each with threads/N threads
+                  (default as `swiftseg infer`: 2, or 1 with --threads 1).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
@@ -43,7 +44,7 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2, concurrent = 1, layers = false, sizesGiven = false
+    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, sizesGiven = false
     var channelPairs: [(Int, Int)]? = nil
 }
 
@@ -224,6 +225,7 @@ if !options.json { print("\n" + stageTables.joined(separator: "\n"), terminator:
 
 /// The batch pipeline on `options.soak` photos: throughput and whether memory stays flat.
 func runSoak(_ options: Options) {
+    ProcessMemory.returnLargeBlocksToSystem()  // as `swiftseg infer` does for batches
     let photos = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/photos").path
     let files = ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"].map { "\(photos)/\($0)" }
@@ -233,15 +235,17 @@ func runSoak(_ options: Options) {
     let items = (0..<options.soak).map { i in
         BatchRunner.Item(input: BatchInput(path: files[i % files.count], relativePath: "\(i)"), output: "\(out)/\(i % 100).png")
     }
+    let lanes = options.concurrent ?? min(2, options.threads[0])
+    guard lanes <= options.threads[0] else { die("--concurrent \(lanes) needs at least as many --threads") }
     var configuration = Segmenter.Configuration()
-    configuration.threads = max(1, options.threads[0] / options.concurrent)
+    configuration.threads = max(1, options.threads[0] / lanes)
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
-    let segmenters = (0..<options.concurrent).map { _ in Segmenter(model: model, configuration: configuration) }
+    let segmenters = (0..<lanes).map { _ in Segmenter(model: model, configuration: configuration) }
     final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
-    BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: true).run(
+    BatchRunner(jobs: options.jobs, lanes: lanes, overwrite: true).run(
         items, process: { try segmenters[$1].lift($0, options: LiftingOptions()) }, encode: { try $0.image.pngData() },
         report: { result in
             samples.done += 1
@@ -254,13 +258,14 @@ func runSoak(_ options: Options) {
     let object: [String: Any] = ["photos": options.soak, "failed": samples.failed, "seconds": seconds,
                                  "photos_per_s": Double(options.soak) / seconds, "peak_rss_mb_after_50": at50,
                                  "peak_rss_mb_end": end, "growth_percent": growth, "threads": options.threads[0],
-                                 "jobs": options.jobs, "concurrent": options.concurrent, "model": options.models[0],
+                                 "jobs": options.jobs, "concurrent": lanes, "model": options.models[0],
                                  "commit": gitCommit()]
     if options.json {
         print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     } else {
-        print(String(format: "%d photos in %.1f s (%.2f photos/s), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
-                     options.soak, seconds, Double(options.soak) / seconds, samples.failed, at50, end, growth))
+        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s) × %d thread(s), %d jobs), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
+                     options.soak, seconds, Double(options.soak) / seconds, lanes, configuration.threads, options.jobs,
+                     samples.failed, at50, end, growth))
     }
 }
 

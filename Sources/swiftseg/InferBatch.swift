@@ -6,6 +6,7 @@ import Swiftseg
 /// ``BatchRunner`` in the library).
 extension InferCommand {
     static func runBatch(_ options: InferOptions, segmenter: Segmenter) throws {
+        ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
         let inputs = try BatchInputs.collect(options.inputs)
         let fm = FileManager.default
         var isDir: ObjCBool = false

@@ -81,7 +81,7 @@ struct InferOptions {
         OptionSpec(names: ["--jobs"], valueName: "N",
                    help: "Batch: photos decoded/encoded alongside the network (2)."),
         OptionSpec(names: ["--concurrent"], valueName: "N",
-                   help: "Batch: photos in the network at the same time (1), each with threads/N worker\nthreads and its own activation memory (~135 MB for u2netp): trades memory for\nthroughput (2 on two cores: ~15 % more photos/s, see PERF.md)."),
+                   help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), each\nwith threads/N worker threads and its own activation memory (~110 MB for u2netp):\non two cores 2 gives ~17 % more photos/s than 1 for ~110 MB more (PERF.md)."),
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
         OptionSpec(names: ["--shard"], valueName: "I/N",
@@ -118,7 +118,7 @@ struct InferOptions {
             format = f
         }
         jobs = try args.positiveInt("--jobs", default: 2)
-        concurrent = try args.positiveInt("--concurrent", default: 1)
+        concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
         if concurrent > threads {  // the lanes share --threads; each needs one
             throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
         }
