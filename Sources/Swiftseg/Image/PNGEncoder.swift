@@ -48,30 +48,44 @@ enum PNGEncoder {
     }
 
     /// The byte filter `f` (0 none, 1 sub, 2 up, 3 average, 4 Paeth) predicts at `i` from the pixel to the left
-    /// (`a`), above (`b`) and above-left (`c`).
+    /// (`a`), above (`b`) and above-left (`c`). 32-bit lanes and wrapping arithmetic, so the loops calling it
+    /// vectorise (the Paeth distances written as |b − c|, |a − c|, |a + b − 2c|).
     @inline(__always)
-    static func predicted(_ f: Int, _ a: Int, _ b: Int, _ c: Int) -> Int {
+    static func predicted(_ f: Int, _ a: Int32, _ b: Int32, _ c: Int32) -> Int32 {
         switch f {
         case 0: return 0
         case 1: return a
         case 2: return b
-        case 3: return (a + b) >> 1
+        case 3: return (a &+ b) >> 1
         default:
-            let p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c)
+            let pa = abs(b &- c), pb = abs(a &- c), pc = abs(a &+ b &- 2 &* c)
             return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
         }
     }
 
     /// libpng's heuristic for choosing a row filter: the sum of the filtered bytes taken as signed values.
-    /// One loop per filter (the switch is resolved outside the loop), so each vectorises.
+    /// One loop per filter (the switch is resolved outside the loop), the first pixel (no left neighbour)
+    /// apart, so each loop vectorises.
     static func filterScore(_ f: Int, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
                             bpp: Int) -> Int {
+        @inline(__always) func magnitude(_ x: UInt8, _ prediction: Int32) -> Int32 {
+            let d = (Int32(x) &- prediction) & 0xFF
+            return d < 128 ? d : 256 &- d
+        }
         @inline(__always) func sum(_ filter: Int) -> Int {
             var total = 0
-            for i in 0..<count {
-                let a = i >= bpp ? Int(row[i - bpp]) : 0, c = i >= bpp ? Int(above[i - bpp]) : 0
-                let d = UInt8(truncatingIfNeeded: Int(row[i]) - predicted(filter, a, Int(above[i]), c))
-                total += d < 128 ? Int(d) : 256 - Int(d)
+            let head = Swift.min(bpp, count)
+            for i in 0..<head { total += Int(magnitude(row[i], predicted(filter, 0, Int32(above[i]), 0))) }
+            var start = head
+            while start < count {  // 32-bit sums over blocks of 1 MiB (at most 128 per byte: no overflow)
+                let end = Swift.min(count, start + (1 << 20))
+                var block: Int32 = 0
+                for i in start..<end {
+                    let a = Int32(row[i &- bpp]), b = Int32(above[i]), c = Int32(above[i &- bpp])
+                    block &+= magnitude(row[i], predicted(filter, a, b, c))
+                }
+                total += Int(block)
+                start = end
             }
             return total
         }
@@ -88,8 +102,8 @@ enum PNGEncoder {
     static func applyFilter(_ f: Int, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int, bpp: Int,
                             into out: UnsafeMutablePointer<UInt8>) {
         for i in 0..<count {
-            let a = i >= bpp ? Int(row[i - bpp]) : 0, c = i >= bpp ? Int(above[i - bpp]) : 0
-            out[i] = UInt8(truncatingIfNeeded: Int(row[i]) - predicted(f, a, Int(above[i]), c))
+            let a = i >= bpp ? Int32(row[i - bpp]) : 0, c = i >= bpp ? Int32(above[i - bpp]) : 0
+            out[i] = UInt8(truncatingIfNeeded: Int32(row[i]) &- predicted(f, a, Int32(above[i]), c))
         }
     }
 
