@@ -238,10 +238,10 @@ func runSoak(_ options: Options) {
     let lanes = options.concurrent ?? min(2, options.threads[0])
     guard lanes <= options.threads[0] else { die("--concurrent \(lanes) needs at least as many --threads") }
     var configuration = Segmenter.Configuration()
-    configuration.threads = max(1, options.threads[0] / lanes)
+    configuration.threads = options.threads[0]
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
-    let segmenters = (0..<lanes).map { _ in Segmenter(model: model, configuration: configuration) }
+    let segmenters = BatchRunner.laneSegmenters(model: model, configuration: configuration, lanes: lanes)
     final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
@@ -263,8 +263,8 @@ func runSoak(_ options: Options) {
     if options.json {
         print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     } else {
-        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s) × %d thread(s), %d jobs), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
-                     options.soak, seconds, Double(options.soak) / seconds, lanes, configuration.threads, options.jobs,
+        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s), the first with %d thread(s); %d jobs), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
+                     options.soak, seconds, Double(options.soak) / seconds, lanes, segmenters[0].configuration.threads, options.jobs,
                      samples.failed, at50, end, growth))
     }
 }

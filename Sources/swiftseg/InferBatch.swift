@@ -40,10 +40,10 @@ extension InferCommand {
         let lifting = try resolvedLifting(options)
         let encoding = options.encoding
         // One segmenter per lane (they share the model's weights), the threads split between them.
-        var perLane = segmenter.configuration
-        perLane.threads = max(1, options.threads / options.concurrent)
         let segmenters = options.concurrent == 1
-            ? [segmenter] : (0..<options.concurrent).map { _ in Segmenter(model: segmenter.model, configuration: perLane) }
+            ? [segmenter]
+            : BatchRunner.laneSegmenters(model: segmenter.model, configuration: segmenter.configuration,
+                                         lanes: options.concurrent)
         BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: options.overwrite,
                     decoding: options.decoding).run(
             items,

@@ -260,8 +260,8 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(try run(["infer", input, "-o", out, "--mask", "--overwrite", "--quiet"]).stderr.contains("failed"))
     }
 
-    /// Two photos in the network at once (`--concurrent 2 --threads 2`: one thread per lane) write exactly the
-    /// masks one lane with one thread writes, a broken photo still fails alone, and the flag is refused for a
+    /// Two photos in the network at once (`--concurrent 2 --threads 2`: one thread per lane, also the default
+    /// with two threads) write exactly the masks one lane with one thread writes, a broken photo still fails alone, and the flag is refused for a
     /// single image or a count below 1.
     func testConcurrentBatchMatchesSequential() throws {
         let input = "\(tmp)/in"
@@ -271,14 +271,18 @@ final class CLITests: XCTestCase {
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(input)/broken.png"))
         let one = try run(["infer", input, "-o", "\(tmp)/one", "--mask", "--quiet", "--threads", "1"])
         let two = try run(["infer", input, "-o", "\(tmp)/two", "--mask", "--quiet", "--concurrent", "2", "--threads", "2"])
+        let byDefault = try run(["infer", input, "-o", "\(tmp)/default", "--mask", "--quiet", "--threads", "2"])  // 2 lanes
         XCTAssertEqual(one.status, 1)
         XCTAssertEqual(two.status, 1)
+        XCTAssertEqual(byDefault.status, 1)
         XCTAssertTrue(two.stderr.contains("broken.png"), two.stderr)
         for name in names {
             let stem = (name as NSString).deletingPathExtension
             let a = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/one/\(stem).mask.png"))
             let b = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/two/\(stem).mask.png"))
             XCTAssertEqual(a, b, "\(name): the two-lane batch wrote a different mask")
+            let c = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/default/\(stem).mask.png"))
+            XCTAssertEqual(a, c, "\(name): the default batch (two lanes) wrote a different mask")
         }
         assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--concurrent", "2", "-o", "\(tmp)/x.png"]),
                            mentions: "is for batches")

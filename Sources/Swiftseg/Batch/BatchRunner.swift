@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SwiftsegRuntime
 
 /// Runs a batch of photos with decoding and encoding overlapped: `jobs` workers decode the next photos and
 /// encode/write finished ones while the network works on the current photo — on the calling thread, or with
@@ -42,6 +43,21 @@ public final class BatchRunner {
     public let lanes: Int
     public let overwrite: Bool
     public let decoding: DecodingOptions
+
+    /// One segmenter per lane, sharing `model`'s weights, with `configuration.threads` split between them as
+    /// evenly as whole threads allow (5 threads over 2 lanes: 3 and 2), each with its own activation memory.
+    ///
+    /// ```swift
+    /// let lanes = BatchRunner.laneSegmenters(model: model, configuration: config, lanes: 2)
+    /// ```
+    public static func laneSegmenters(model: U2Net, configuration: Segmenter.Configuration, lanes: Int) -> [Segmenter] {
+        precondition(lanes >= 1 && lanes <= configuration.threads, "each lane needs a thread of its own")
+        return (0..<lanes).map { lane in
+            var perLane = configuration
+            perLane.threads = configuration.threads / lanes + (lane < configuration.threads % lanes ? 1 : 0)
+            return Segmenter(model: model, configuration: perLane)
+        }
+    }
 
     public init(jobs: Int = 2, lanes: Int = 1, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
         precondition(jobs >= 1 && lanes >= 1, "jobs and lanes must be at least 1")
