@@ -27,8 +27,8 @@ let help = """
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
-      --concurrent N  With --soak: photos in the network at once, each with threads/N threads
-                  (default as `swiftseg infer`: 2, or 1 with --threads 1).
+      --concurrent N  With --soak: photos in the network at once, the threads split between them
+                      (default as `swiftseg infer`: 2, or 1 with --threads 1).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
