@@ -1,11 +1,12 @@
 import Dispatch
 import Foundation
 import Swiftseg
+import SwiftsegRuntime
 
 /// The batch side of `swiftseg infer`: progress, per-photo lines and the manifest (the work itself is
 /// ``BatchRunner`` in the library).
 extension InferCommand {
-    static func runBatch(_ options: InferOptions, segmenter: Segmenter) throws {
+    static func runBatch(_ options: InferOptions, model network: U2Net, configuration: Segmenter.Configuration) throws {
         ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
         let inputs = try BatchInputs.collect(options.inputs)
         let fm = FileManager.default
@@ -25,7 +26,7 @@ extension InferCommand {
         }
         let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
         // --json: one report line per finished photo on standard output (the progress is on standard error).
-        let json = options.json, model = segmenter.model.configuration.variant
+        let json = options.json, model = network.configuration.variant
         let minArea = options.lifting.request.minimumArea
         @Sendable func printReport(_ lifted: LiftedSubject, input: String) {
             let t = lifted.observation.timings
@@ -40,10 +41,8 @@ extension InferCommand {
         let lifting = try resolvedLifting(options)
         let encoding = options.encoding
         // One segmenter per lane (they share the model's weights), the threads split between them.
-        let segmenters = options.concurrent == 1
-            ? [segmenter]
-            : BatchRunner.laneSegmenters(model: segmenter.model, configuration: segmenter.configuration,
-                                         lanes: options.concurrent)
+        let segmenters = BatchRunner.laneSegmenters(model: network, configuration: configuration,
+                                                    lanes: options.concurrent)
         BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: options.overwrite,
                     decoding: options.decoding).run(
             items,

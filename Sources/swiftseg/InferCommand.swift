@@ -36,12 +36,11 @@ enum InferCommand {
         var configuration = Segmenter.Configuration()
         configuration.threads = options.threads
         configuration.kernelPolicy = ModelOptions.policy(args)
-        let segmenter = Segmenter(model: model, configuration: configuration)
         do {
-            if options.isBatch {
-                try runBatch(options, segmenter: segmenter)
+            if options.isBatch {  // a segmenter per lane
+                try runBatch(options, model: model, configuration: configuration)
             } else {
-                try runSingle(options, segmenter: segmenter)
+                try runSingle(options, segmenter: Segmenter(model: model, configuration: configuration))
             }
         } catch let error as ImageError {
             throw CLIError.failure(error.description)
