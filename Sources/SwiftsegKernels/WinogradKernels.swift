@@ -52,7 +52,7 @@ public enum WinogradKernels {
             }
             var t = 0
             while t < nb {
-                #if SWIFTSEG_32_REGISTERS
+                #if SWIFTSEG_PERMUTES
                 transformPhaseColumns(phases + t, rowLength: rowLength, phaseStride: phaseStride,
                                       v: v + ci * 36 * ld + t, ld: ld)
                 #else
@@ -186,7 +186,7 @@ public enum WinogradKernels {
             let end = Swift.min(w, x0 + length)
             while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
         }
-        #if SWIFTSEG_32_REGISTERS
+        #if SWIFTSEG_PERMUTES
         splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, padded: padded, into: phases)
         #elseif SWIFTSEG_PERMUTES || arch(arm64)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
@@ -368,7 +368,9 @@ extension WinogradKernels {
     }
 }
 
-#if SWIFTSEG_32_REGISTERS
+// The input transform for the builds with lane permutes and FMA (AVX2, AVX-512): fewer stores per 16-tile group
+// (60 instead of 96; stores are the scarce port: one 512-bit store every other cycle on Zen 4).
+#if SWIFTSEG_PERMUTES
 extension WinogradKernels {
     /// Bᵀ applied to 6 values (a row or a column of a 6×6 patch: the same coefficients either way).
     @inline(__always)
@@ -428,7 +430,7 @@ extension WinogradKernels {
         store(5, inputRow(row5(0), row5(1), row5(2), row5(3), row5(4), row5(5)))
     }
 
-    /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the AVX-512 build, out of line so that the
+    /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the builds with lane permutes (AVX2, AVX-512), out of line so that the
     /// interior loop gets registers of its own: 64 pixels → 4 phase vectors in two shuffle levels (phases 0 and 2,
     /// and 1 and 3, of each pair of vectors, then whole halves: 8 shuffles where one permute per source vector
     /// per phase takes 12); blocks crossing the image edge go through a zero-padded copy.
