@@ -189,7 +189,7 @@ public enum WinogradKernels {
         #if SWIFTSEG_PERMUTES
         splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, padded: padded, into: phases)
         #elseif arch(arm64)
-        // (arm64 keeps the form it was measured with; the AVX builds take splitPhasesByShuffles.)
+        // (arm64 keeps this three-permute form: splitPhasesByShuffles was measured on x86 only.)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
         // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last
         // tile: phases 0 and 1), so that block is two scalars.
