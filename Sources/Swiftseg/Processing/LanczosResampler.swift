@@ -147,7 +147,7 @@ public enum LanczosResampler {
     /// The plain version of ``resize(_:channels:width:height:toWidth:toHeight:)`` (64-bit sums, one output
     /// sample at a time, as Pillow's C reads), kept as the reference the fast loops are tested against.
     public static func referenceResize(_ src: [UInt8], channels: Int, width: Int, height: Int,
-                              toWidth outW: Int, toHeight outH: Int) -> [UInt8] {
+                                       toWidth outW: Int, toHeight outH: Int) -> [UInt8] {
         precondition(outW > 0 && outH > 0, "target size must be positive")
         var current = src
         var curW = width
