@@ -1,3 +1,8 @@
 #include <png.h>
 // zlib comes with libpng-dev (zlib1g-dev): swiftseg's own PNG writer uses it for compression levels.
 #include <zlib.h>
+
+// deflateInit2 is a macro (it passes zlib's version and stream size), which Swift cannot call.
+static inline int swiftseg_deflateInit2(z_streamp stream, int level, int strategy) {
+    return deflateInit2(stream, level, Z_DEFLATED, 15, 8, strategy);
+}

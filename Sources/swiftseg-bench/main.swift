@@ -29,6 +29,8 @@ let help = """
       --jobs N        With --soak: decode/encode workers (default 2).
       --concurrent N  With --soak: photos in the network at once, the threads split between them
                       (default as `swiftseg infer`: 2, or 1 with --threads 1).
+      --png-compression fast|0-9
+                      With --soak: how the cutouts are compressed (default fast, as `swiftseg infer`).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
@@ -45,6 +47,7 @@ struct Options {
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
     var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, sizesGiven = false
+    var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
 }
 
@@ -93,6 +96,12 @@ func parseOptions(_ args: [String]) -> Options {
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
         case "--concurrent": o.concurrent = ints(value(), "--concurrent")[0]
+        case "--png-compression":
+            let v = value()
+            if v != "fast" {
+                guard let level = Int(v), (0...9).contains(level) else { die("--png-compression expects fast or 0…9, got '\(v)'") }
+                o.pngCompression = .level(level)
+            }
         case "--layers": o.layers = true
         case "--channels":
             let v = value()
@@ -246,7 +255,7 @@ func runSoak(_ options: Options) {
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
     BatchRunner(jobs: options.jobs, lanes: lanes, overwrite: true).run(
-        items, process: { try segmenters[$1].lift($0, options: LiftingOptions()) }, encode: { try $0.image.pngData() },
+        items, process: { try segmenters[$1].lift($0, options: LiftingOptions()) }, encode: { [compression = options.pngCompression] in try $0.image.pngData(compression: compression) },
         report: { result in
             samples.done += 1
             if case .failed = result.status { samples.failed += 1 }
@@ -259,12 +268,14 @@ func runSoak(_ options: Options) {
                                  "photos_per_s": Double(options.soak) / seconds, "peak_rss_mb_after_50": at50,
                                  "peak_rss_mb_end": end, "growth_percent": growth, "threads": options.threads[0],
                                  "jobs": options.jobs, "concurrent": lanes, "model": options.models[0],
+                                 "png_compression": options.pngCompression.description,
                                  "commit": gitCommit()]
     if options.json {
         print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     } else {
-        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s), the first with %d thread(s); %d jobs), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
+        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s), the first with %d thread(s); %d jobs; PNG %@), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
                      options.soak, seconds, Double(options.soak) / seconds, lanes, segmenters[0].configuration.threads, options.jobs,
+                     options.pngCompression.description,
                      samples.failed, at50, end, growth))
     }
 }

@@ -88,7 +88,7 @@ enum InferCommand {
         t0 = DispatchTime.now().uptimeNanoseconds
         var files = [(path: output, bytes: try lifted.image.encoded(as: options.format(for: output), options: options.encoding))]
         if let path = options.instancesPath {
-            files.append((path, try obs.instanceMask.pngData(compressionLevel: options.encoding.pngCompressionLevel)))
+            files.append((path, try obs.instanceMask.pngData(compression: options.encoding.pngCompression)))
         }
         if let path = options.saliencyPath {
             files.append((path, try obs.saliency.heatMap(width: photo.width, height: photo.height)

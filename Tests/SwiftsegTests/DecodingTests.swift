@@ -99,13 +99,16 @@ final class DecodingTests: XCTestCase {
 final class EncodingTests: XCTestCase {
     func testPNGRoundTripsAtEveryCompressionLevel() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("decode/rgba.png"))
-        var sizes: [Int] = []
-        for level in [0, 1, 6, 9] {
-            let data = try photo.pngData(compressionLevel: level)
-            sizes.append(data.count)
-            XCTAssertEqual(try Image(encoded: data, name: "mem"), photo, "level \(level)")
+        var sizes: [PNGCompression: Int] = [:]
+        for compression in [PNGCompression.level(0), .level(1), .level(6), .level(9), .fast] {
+            let data = try photo.pngData(compression: compression)
+            sizes[compression] = data.count
+            XCTAssertEqual(try Image(encoded: data, name: "mem"), photo, "\(compression)")
         }
-        XCTAssertGreaterThan(sizes[0], sizes[3], "level 9 is smaller than stored")
+        XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.level(9)]!, "level 9 is smaller than stored")
+        XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.fast]!, "fast compresses")
+        let astronaut = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))  // 512×512: many rows, all filters
+        XCTAssertEqual(try Image(encoded: try astronaut.pngData(), name: "mem"), astronaut)
         let gray = try Image(contentsOfFile: Fixtures.path("decode/gray8.png"))
         XCTAssertEqual(try Image(encoded: try gray.pngData(), name: "mem"), gray)
     }

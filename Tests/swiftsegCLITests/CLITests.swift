@@ -119,6 +119,7 @@ final class CLITests: XCTestCase {
             (["infer", photo("rocket.jpg"), "-o", out, "--model", "\(tmp)/nope.safetensors"], "no such file"),
             (["infer", photo("rocket.jpg"), "-o", out, "--model", corruptWeights], "expected 'u2net'"),
             (["infer", photo("rocket.jpg"), "-o", out, "--threads", "zero"], "--threads"),
+            (["infer", photo("rocket.jpg"), "-o", out, "--png-compression", "10"], "--png-compression expects fast or a level"),
             (["infer", photo("rocket.jpg"), "--frobnicate"], "unknown option"),
             (["infer"], "needs an input"),
             (["transmogrify"], "unknown subcommand"),

@@ -16,23 +16,47 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// How PNG data is compressed (the pixels come back the same either way).
+///
+/// ```swift
+/// let quick = try cutout.pngData()                              // .fast
+/// let small = try cutout.pngData(compression: .level(9))
+/// ```
+public enum PNGCompression: Sendable, Hashable, CustomStringConvertible {
+    /// zlib's run-length strategy (matches at distance one only). On the filtered rows of photo cutouts it takes
+    /// about a sixth of level 6's time for files as small on colour photos (after the row filters their bytes
+    /// repeat little beyond runs) and larger on grayscale ones, whose RGBA pixels repeat at distance 4 (the
+    /// five sample cutouts: 2.9 % more bytes in all, −7 … +51 % each). The default.
+    case fast
+    /// A zlib level, 0 (stored, fastest) … 9 (smallest); 6 is libpng's and Pillow's default.
+    case level(Int)
+
+    /// `fast`, or a level clamped to 0…9, as the `--png-compression` option spells it.
+    public var description: String {
+        switch self {
+        case .fast: "fast"
+        case .level(let n): "\(min(max(n, 0), 9))"
+        }
+    }
+}
+
 /// Encoder settings.
 public struct EncodingOptions: Sendable, Equatable {
-    /// zlib level for PNG, 0 (none, fastest) … 9 (smallest). Default 6.
-    public var pngCompressionLevel = 6
+    /// How PNG output is compressed. Default `.fast`.
+    public var pngCompression = PNGCompression.fast
     /// JPEG quality 1…100. Default 90.
     public var jpegQuality = 90
-    public init(pngCompressionLevel: Int = 6, jpegQuality: Int = 90) {
-        self.pngCompressionLevel = pngCompressionLevel
+    public init(pngCompression: PNGCompression = .fast, jpegQuality: Int = 90) {
+        self.pngCompression = pngCompression
         self.jpegQuality = jpegQuality
     }
 }
 
 extension Image {
     /// The image as PNG bytes (gray, RGB or RGBA, 8-bit).
-    public func pngData(compressionLevel: Int = 6) throws -> [UInt8] {
+    public func pngData(compression: PNGCompression = .fast) throws -> [UInt8] {
         try PNGEncoder.encode(width: width, height: height, channels: channels, bitDepth: 8,
-                              rows: pixels, compressionLevel: compressionLevel)
+                              rows: pixels, compression: compression)
     }
 
     /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.
@@ -58,7 +82,7 @@ extension Image {
     /// The image encoded as `format`.
     public func encoded(as format: ImageFormat, options: EncodingOptions = EncodingOptions()) throws -> [UInt8] {
         switch format {
-        case .png: try pngData(compressionLevel: options.pngCompressionLevel)
+        case .png: try pngData(compression: options.pngCompression)
         case .jpeg: try jpegData(quality: options.jpegQuality)
         }
     }
@@ -66,15 +90,15 @@ extension Image {
 
 extension InstanceMask {
     /// The label map as a gray PNG: 8-bit when N ≤ 255, else 16-bit; each pixel's value is its label.
-    public func pngData(compressionLevel: Int = 6) throws -> [UInt8] {
+    public func pngData(compression: PNGCompression = .fast) throws -> [UInt8] {
         switch storage {
         case .uint8(let labels):
             return try PNGEncoder.encode(width: width, height: height, channels: 1, bitDepth: 8, rows: labels,
-                                         compressionLevel: compressionLevel)
+                                         compression: compression)
         case .uint16(let labels):
             let bigEndian = labels.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
             return try PNGEncoder.encode(width: width, height: height, channels: 1, bitDepth: 16, rows: bigEndian,
-                                         compressionLevel: compressionLevel)
+                                         compression: compression)
         }
     }
 }

@@ -1,11 +1,11 @@
 import _CPNG
 
 /// A small PNG writer (non-interlaced, 8- or 16-bit gray/RGB/RGBA) with per-row adaptive filtering, as
-/// libpng chooses by default (the filter with the smallest sum of absolute values), and a settable zlib level,
-/// which libpng's simplified API does not offer.
+/// libpng chooses by default (the filter with the smallest sum of absolute values), and a settable zlib level or
+/// run-length strategy (``PNGCompression``), which libpng's simplified API does not offer.
 enum PNGEncoder {
     static func encode(width: Int, height: Int, channels: Int, bitDepth: Int, rows pixels: [UInt8],
-                       compressionLevel: Int) throws -> [UInt8] {
+                       compression: PNGCompression) throws -> [UInt8] {
         let bpp = channels * bitDepth / 8  // bytes per pixel
         let stride = width * bpp
         precondition(pixels.count == stride * height, "PNG rows do not match the size")
@@ -31,19 +31,47 @@ enum PNGEncoder {
                 }
             }
         }
-        var bound = compressBound(UInt(filtered.count))
-        var compressed = [UInt8](repeating: 0, count: Int(bound))
-        let status = compressed.withUnsafeMutableBufferPointer { dst in
-            filtered.withUnsafeBufferPointer { src in
-                compress2(dst.baseAddress, &bound, src.baseAddress, UInt(src.count), Int32(min(max(compressionLevel, 0), 9)))
-            }
-        }
-        guard status == Z_OK else { throw ImageError("cannot compress PNG data (zlib error \(status))") }
+        let compressed = try deflate(filtered, compression)
         let colorType: UInt8 = channels == 1 ? 0 : channels == 3 ? 2 : 6
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         chunk("IHDR", be32(width) + be32(height) + [UInt8(bitDepth), colorType, 0, 0, 0], into: &out)
-        chunk("IDAT", Array(compressed.prefix(Int(bound))), into: &out)
+        chunk("IDAT", compressed, into: &out)
         chunk("IEND", [], into: &out)
+        return out
+    }
+
+    /// `data` as one zlib stream: `.fast` is zlib's run-length strategy (Z_RLE; its level does not matter),
+    /// `.level(n)` the default strategy at level n.
+    static func deflate(_ data: [UInt8], _ compression: PNGCompression) throws -> [UInt8] {
+        let (level, strategy): (Int32, Int32) = switch compression {
+        case .fast: (1, Z_RLE)
+        case .level(let n): (Int32(min(max(n, 0), 9)), Z_DEFAULT_STRATEGY)
+        }
+        var stream = z_stream()
+        var status = swiftseg_deflateInit2(&stream, level, strategy)
+        guard status == Z_OK else { throw ImageError("cannot start the PNG compressor (zlib error \(status))") }
+        defer { deflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(data.count))))
+        let piece = 1 << 30  // zlib counts in 32 bits: feed and drain at most 1 GiB per call
+        var read = 0, written = 0
+        repeat {
+            status = data.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    let input = min(piece, src.count - read), room = min(piece, dst.count - written)
+                    stream.next_in = src.baseAddress.map { UnsafeMutablePointer(mutating: $0 + read) }
+                    stream.avail_in = UInt32(input)
+                    stream.next_out = dst.baseAddress.map { $0 + written }
+                    stream.avail_out = UInt32(room)
+                    let flush = read + input == src.count ? Z_FINISH : Z_NO_FLUSH
+                    let status = _CPNG.deflate(&stream, flush)
+                    read += input - Int(stream.avail_in)
+                    written += room - Int(stream.avail_out)
+                    return status
+                }
+            }
+        } while status == Z_OK
+        guard status == Z_STREAM_END else { throw ImageError("cannot compress PNG data (zlib error \(status))") }
+        out.removeLast(out.count - written)
         return out
     }
 
