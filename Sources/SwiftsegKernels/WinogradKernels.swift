@@ -1,25 +1,28 @@
-/// The Winograd F(4×4, 3×3) transforms (Lavin & Gray 2015) on raw channel planes, 16 tiles per SIMD vector.
-/// `SwiftsegRuntime/Ops/Conv2D+Winograd.swift` owns the tiling, the weights and the channel mixing between
-/// these two transforms; this file is only the arithmetic, so that it can be compiled for each instruction set.
+/// The Winograd transforms (Lavin & Gray 2015) on raw channel planes, 16 tiles per SIMD vector, for two tile
+/// shapes: F(4×4, 3×3) here (4×4 output tiles, 6×6 patches, 36 positions) and F(6×4, 3×3) in
+/// WinogradKernels+F6x4.swift (6 rows × 4 columns, 8×6 patches, 48 positions), sharing the row splitting, the
+/// across-the-row transform and the GEMM in this file. `SwiftsegRuntime/Ops/Conv2D+Winograd.swift` owns the
+/// tiling, the weights, the choice of shape and the channel mixing between the two transforms; these files are
+/// only the arithmetic, so that they can be compiled for each instruction set.
 ///
-/// Layouts: V and M are channel-major, `[channel][36][ld]` (element `t` of row `channel·36 + p` is position
-/// `p` of tile `t`), so each transform touches one contiguous block.
+/// Layouts: V and M are channel-major, `[channel][positions][ld]` (element `t` of row `channel·positions + p` is
+/// position `p = 6·i + j` — patch row i, patch column j — of tile `t`), so each transform touches one
+/// contiguous block.
 import _CPrefetch
 
 public enum WinogradKernels {
     typealias Vector = SIMDKernels.Vector
     static let width = SIMDKernels.width
 
-    /// Floats of scratch ``inputTransform(input:channels:height:width:tileRow:firstTile:tiles:v:ld:scratch:)``
-    /// needs for `tiles` tiles (the caller's buffer need not be aligned).
+    /// Floats of scratch either input transform needs for `tiles` tiles (the caller's buffer need not be
+    /// aligned): an edge row, 8 phase-split rows, 48 vectors.
     public static func inputScratchFloats(tiles nb: Int) -> Int {
         let rowLength = 4 * nb + 64
-        return 64 + 6 * rowLength + 36 * width + 16
+        return 64 + 8 * rowLength + 48 * width + 16
     }
 
-    /// Floats of scratch ``outputTransform(m:ld:channels:bias:output:height:width:tileRow:firstTile:tiles:relu:residual:scratch:)``
-    /// needs.
-    public static let outputScratchFloats = 28 * 16 + 16
+    /// Floats of scratch either output transform needs: 40 vectors.
+    public static let outputScratchFloats = 40 * 16 + 16
 
     /// V[ci][p][t] = (Bᵀ d B)[p] for the 6×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
     /// outside the image), for every channel of `input` (`channels` planes of `height × width`). `nb` is a
@@ -162,6 +165,18 @@ public enum WinogradKernels {
             }
             #endif
         }
+    }
+
+    /// F(4, 3)'s Bᵀ applied to 6 values: a row of a patch (either shape) or a column of a 6×6 one.
+    @inline(__always)
+    static func inputRow(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector)
+        -> (Vector, Vector, Vector, Vector, Vector, Vector) {
+        let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
+        let p = SIMDKernels.multiplyAdd(minusFour, d2, d4), q = SIMDKernels.multiplyAdd(minusFour, d1, d3)
+        let s = d4 - d2, t = 2 * (d3 - d1)
+        return (SIMDKernels.multiplyAdd(four, d0, SIMDKernels.multiplyAdd(minusFive, d2, d4)),
+                p + q, p - q, s + t, s - t,
+                SIMDKernels.multiplyAdd(four, d1, SIMDKernels.multiplyAdd(minusFive, d3, d5)))
     }
 
     /// p[i] = max(p[i], 0) (+ residual[i])
@@ -373,18 +388,6 @@ extension WinogradKernels {
 // (60 instead of 96; stores are the scarce port: one 512-bit store every other cycle on Zen 4).
 #if SWIFTSEG_PERMUTES
 extension WinogradKernels {
-    /// Bᵀ applied to 6 values (a row or a column of a 6×6 patch: the same coefficients either way).
-    @inline(__always)
-    static func inputRow(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector)
-        -> (Vector, Vector, Vector, Vector, Vector, Vector) {
-        let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
-        let p = SIMDKernels.multiplyAdd(minusFour, d2, d4), q = SIMDKernels.multiplyAdd(minusFour, d1, d3)
-        let s = d4 - d2, t = 2 * (d3 - d1)
-        return (SIMDKernels.multiplyAdd(four, d0, SIMDKernels.multiplyAdd(minusFive, d2, d4)),
-                p + q, p - q, s + t, s - t,
-                SIMDKernels.multiplyAdd(four, d1, SIMDKernels.multiplyAdd(minusFive, d3, d5)))
-    }
-
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
     /// `phases + r · rowLength + (c mod 4) · phaseStride + c / 4`), V's 36 rows `ld` apart: two V rows at a time,
     /// each Bᵀ d row recomputed from the phase rows (loads) rather than all 36 kept (more than 32 registers, so

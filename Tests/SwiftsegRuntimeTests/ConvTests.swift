@@ -52,9 +52,9 @@ final class ConvTests: XCTestCase {
         }
     }
 
-    /// Winograd F(4×4, 3×3) against the reference, over every tile-edge case (sizes 1…21, rows split into 2 and 3
-    /// chunks), 1- and 3-channel edges and wide layers, all epilogues, each build of the kernels the CPU
-    /// can run.
+    /// Winograd in both tile shapes, F(4×4, 3×3) and F(6×4, 3×3), against the reference, over every tile-edge case
+    /// (sizes 1…21, rows split into 2 and 3 chunks), 1- and 3-channel edges and wide layers, all epilogues, each
+    /// build of the kernels the CPU can run.
     func testWinogradMatchesReference() {
         var rng = SplitMix64(seed: 19)
         let shapes = [(1, 1, 1, 1), (3, 8, 5, 7), (16, 16, 9, 13), (32, 64, 20, 21), (64, 32, 3, 259), (128, 64, 17, 16),
@@ -65,9 +65,11 @@ final class ConvTests: XCTestCase {
             let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(100 + n))
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(200 + n))
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(300 + n))
+            for tile in WinogradTile.allCases {
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
-                              bias: bias.data, prepareFastKernels: true)
+                              bias: bias.data, prepareFastKernels: true, winogradTile: tile)
             XCTAssertTrue(conv.supportsWinograd)
+            XCTAssertEqual(conv.winograd?.tile, tile)
             for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
@@ -75,8 +77,9 @@ final class ConvTests: XCTestCase {
                     let out = Tensor(channels: cout, height: h, width: w)
                     conv.winogradForward(x.view, into: out.view, epilogue: epilogue, context: context)
                     XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
-                                             "\(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
+                                             "\(tile) \(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
                 }
+            }
             }
         }
         // Dilated or 1×1 convs never take the Winograd path.
@@ -91,6 +94,10 @@ final class ConvTests: XCTestCase {
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 16, width: 13), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .auto, height: 20, width: 20), .winograd)
         XCTAssertEqual(plain.selectKernel(policy: .winograd, height: 10, width: 10), .winograd)
+        // The tile-shape rule: 6×4 tiles up to 128×64 weights, 4×4 above (u2net's wide layers on small maps).
+        XCTAssertEqual(plain.winograd?.tile, .f6x4)
+        XCTAssertEqual(WinogradTile.forLayer(inChannels: 128, outChannels: 64), .f6x4)
+        XCTAssertEqual(WinogradTile.forLayer(inChannels: 256, outChannels: 64), .f4x4)
     }
 
     /// The direct 3×3 kernel against the reference: widths below, at and just past a vector (1, 15, 16, 17, 33)

@@ -1,54 +1,101 @@
-/// Winograd F(4×4, 3×3) convolution (Lavin & Gray 2015) for 3×3, dilation 1: each 4×4 output tile costs 36
-/// multiplies per input/output channel pair instead of 144. Weights are transformed once at load
-/// (`U = G g Gᵀ`, laid out as 36 matrices of `outChannels × inChannels`); inputs are transformed
-/// (`V = Bᵀ d B`), the 36 channel mixes run as 36 GEMMs (the kernels' own register-blocked GEMM in the AVX-512
-/// build, `BLAS.sgemm` otherwise), and outputs are transformed back (`Y = Aᵀ M A`) with the bias/ReLU/residual
-/// epilogue — per chunk of tile rows on large maps, for the whole map split by output channels on small ones.
-/// Transforms (SwiftsegKernels/WinogradKernels.swift, one build per instruction set) run on 16 tiles at a time
-/// in SIMD. V and M are stored channel-major (`[channel][36][tile]`, the GEMMs striding over it) so that each
-/// transform touches one contiguous block: position-major storage put the 36 vectors a multiple of 4 KiB
-/// apart, where they fought over the same cache sets.
+/// Winograd convolution (Lavin & Gray 2015) for 3×3, dilation 1, in two tile shapes (``WinogradTile``):
+/// F(4×4, 3×3), 36 multiplies per 4×4 output tile and input/output channel pair instead of 144, and F(6×4, 3×3),
+/// 48 per 6×4 tile instead of 216. Weights are transformed once at load (`U = G g Gᵀ`, laid out as one
+/// `outChannels × inChannels` matrix per position); inputs are transformed (`V = Bᵀ d B`), the per-position
+/// channel mixes run as GEMMs (the kernels' own register-blocked GEMM in the AVX-512 build, `BLAS.sgemm`
+/// otherwise), and outputs are transformed back (`Y = Aᵀ M A`) with the bias/ReLU/residual epilogue — per
+/// chunk of tile rows on large maps, for the whole map split by output channels on small ones. Transforms
+/// (SwiftsegKernels/WinogradKernels*.swift, one build per instruction set) run on 16 tiles at a time in SIMD.
+/// V and M are stored channel-major (`[channel][position][tile]`, the GEMMs striding over it) so that each
+/// transform touches one contiguous block: position-major storage put the vectors a multiple of 4 KiB apart,
+/// where they fought over the same cache sets.
 ///
-/// Rounding differs from direct convolution (the transforms scale values by up to 8× before cancelling);
-/// errors are ~1e-5 relative on U²-Net's activations, which is why the exact GEMM path stays available.
+/// Rounding differs from direct convolution (the transforms scale values by up to 8×, 32× for F(6×4), before
+/// cancelling); errors are ~1e-5 relative on U²-Net's activations, which is why the exact GEMM path stays
+/// available.
+
+/// The Winograd tile shapes the runtime runs. Across, tiles are always 4 pixels wide (16 tiles per vector come
+/// from splitting each input row by x mod 4); down, F(6, 3) makes 6-row tiles: 48 GEMM positions per 24 outputs
+/// (2 per output) instead of 36 per 16 (2.25), and input rows read 8/6 times instead of 6/4.
+///
+/// ```swift
+/// let tile = WinogradTile.forLayer(inChannels: 128, outChannels: 64)   // .f6x4
+/// ```
+public enum WinogradTile: Sendable, CaseIterable {
+    /// F(4×4, 3×3): 4×4 output tiles, 6×6 patches, 36 positions.
+    case f4x4
+    /// F(6×4, 3×3): 6 output rows × 4 columns, 8×6 patches, 48 positions.
+    case f6x4
+
+    /// Output rows per tile.
+    public var height: Int { self == .f4x4 ? 4 : 6 }
+    /// Output columns per tile.
+    public var width: Int { 4 }
+    /// Transform positions per tile (patch rows × 6 patch columns): the number of channel-mix GEMMs.
+    public var positions: Int { self == .f4x4 ? 36 : 48 }
+
+    /// Most weights (inChannels × outChannels) a layer may have to run F(6×4): its U is then at most 1.5 MB.
+    /// In U²-Net the layers above it sit on the smallest maps (u2net's 256–1024 channels on 10–40 px), where
+    /// F(6×4) loses: a 20-row map takes 24 rows of 6-row tiles (`--layers`: 128→64 at 20×20 0.38 → 0.45 ms), and
+    /// its U, a third larger, is streamed once per conv there (u2net with F(6×4) everywhere: +4–6 % time,
+    /// +140 MB RSS). Below it, on u2netp's 320- and 160-pixel maps, F(6×4) wins (128→64 at 320×320 47.1 →
+    /// 43.0 ms).
+    public static let f6x4MaximumWeights = 128 * 64
+
+    /// The shape a 3×3 conv with these channels runs (``f6x4MaximumWeights``).
+    public static func forLayer(inChannels: Int, outChannels: Int) -> WinogradTile {
+        inChannels * outChannels <= f6x4MaximumWeights ? .f6x4 : .f4x4
+    }
+}
+
 public final class WinogradWeights: @unchecked Sendable {
-    /// 36 × outChannels × inChannels floats.
+    /// positions × outChannels × inChannels floats.
     let u: UnsafeMutablePointer<Float>
     let outChannels: Int
     let inChannels: Int
+    /// The tile shape these weights are transformed for.
+    public let tile: WinogradTile
 
-    /// Transforms OIHW 3×3 weights (in Double, rounded once), output channels spread over the cores.
-    public init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
+    /// Transforms OIHW 3×3 weights (in Double, rounded once) for `tile` (default: the layer's shape,
+    /// ``WinogradTile/forLayer(inChannels:outChannels:)``), output channels spread over the cores.
+    public init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int, tile: WinogradTile? = nil) {
         self.outChannels = outChannels
         self.inChannels = inChannels
-        let count = 36 * outChannels * inChannels
+        let tile = tile ?? .forLayer(inChannels: inChannels, outChannels: outChannels)
+        self.tile = tile
+        let count = tile.positions * outChannels * inChannels
         let u = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
         self.u = u
         parallelFor(count: outChannels, threads: ProcessInfoCores.count) { co, _ in
             for ci in 0..<inChannels {
-                WinogradWeights.transform(weight + (co * inChannels + ci) * 9) { p, value in
+                WinogradWeights.transform(weight + (co * inChannels + ci) * 9, tile) { p, value in
                     u[(p * outChannels + co) * inChannels + ci] = value
                 }
             }
         }
     }
 
-    /// U = G g Gᵀ for one 3×3 kernel g (row-major), handing out the 36 values by position `i·6 + j`.
+    /// U = G g Gᵀ for one 3×3 kernel g (row-major), handing out the values by position `i·6 + j`: G down the
+    /// rows i is F(6, 3)'s (8 × 3) for `.f6x4`, F(4, 3)'s (6 × 3) for `.f4x4`; across the columns j always F(4, 3)'s.
     @inline(__always)
-    static func transform(_ k: UnsafePointer<Float>, _ store: (Int, Float) -> Void) {
-        // G's rows (6 × 3).
-        let g: [(Double, Double, Double)] = [(1.0 / 4, 0, 0), (-1.0 / 6, -1.0 / 6, -1.0 / 6), (-1.0 / 6, 1.0 / 6, -1.0 / 6),
-                                             (1.0 / 24, 1.0 / 12, 1.0 / 6), (1.0 / 24, -1.0 / 12, 1.0 / 6), (0, 0, 1)]
+    static func transform(_ k: UnsafePointer<Float>, _ tile: WinogradTile, _ store: (Int, Float) -> Void) {
+        let f43: [(Double, Double, Double)] = [(1.0 / 4, 0, 0), (-1.0 / 6, -1.0 / 6, -1.0 / 6),
+                                               (-1.0 / 6, 1.0 / 6, -1.0 / 6), (1.0 / 24, 1.0 / 12, 1.0 / 6),
+                                               (1.0 / 24, -1.0 / 12, 1.0 / 6), (0, 0, 1)]
+        let f63: [(Double, Double, Double)] = [(1, 0, 0), (-2.0 / 9, -2.0 / 9, -2.0 / 9), (-2.0 / 9, 2.0 / 9, -2.0 / 9),
+                                               (1.0 / 90, 1.0 / 45, 2.0 / 45), (1.0 / 90, -1.0 / 45, 2.0 / 45),
+                                               (32.0 / 45, 16.0 / 45, 8.0 / 45), (32.0 / 45, -16.0 / 45, 8.0 / 45), (0, 0, 1)]
+        let down = tile == .f6x4 ? f63 : f43
         let k0 = (Double(k[0]), Double(k[1]), Double(k[2]))
         let k1 = (Double(k[3]), Double(k[4]), Double(k[5]))
         let k2 = (Double(k[6]), Double(k[7]), Double(k[8]))
-        for i in 0..<6 {
-            let gi = g[i]   // row i of G · g: 3 values
+        for i in 0..<down.count {
+            let gi = down[i]   // row i of G · g: 3 values
             let t = (gi.0 * k0.0 + gi.1 * k1.0 + gi.2 * k2.0,
                      gi.0 * k0.1 + gi.1 * k1.1 + gi.2 * k2.1,
                      gi.0 * k0.2 + gi.1 * k1.2 + gi.2 * k2.2)
             for j in 0..<6 {
-                let gj = g[j]
+                let gj = f43[j]
                 store(i * 6 + j, Float(t.0 * gj.0 + t.1 * gj.1 + t.2 * gj.2))
             }
         }
@@ -67,15 +114,25 @@ extension Conv2D {
     /// 160-pixel map (40 tiles each) or 4 of an 80-pixel one fill whole vectors, where 64 gave one row of 40 tiles
     /// padded to 48 (`--layers`: 128→64 at 160×160 14.8 → 13.5 ms, at 80×80 4.3 → 3.6 ms).
     static let winogradTilesPerGEMM = 80
-    /// Maps with at most this many tiles (up to 44×44) run whole-map: every task's GEMMs cover all tiles and
+    /// Largest V (positions × Cin × tiles floats) a tile-row task may build: the GEMMs read it position by
+    /// position after the input transform wrote all of it, so it has to stay in the 2 MB L2 in between. Two
+    /// 40-tile rows of 6×4 tiles on a 128-channel layer make 2.4 MB (`--layers`: 128→64 at 160×160 16.5 ms, with
+    /// one row per task instead 13.x ms); one 80-tile row at 320×320, 2.0 MB, still fits.
+    static let winogradMaxVBytes = 2 << 20
+    /// Maps with at most this many tiles (up to 44×44 in 4×4 tiles, 52×52 in 6×4) run whole-map: every task's GEMMs cover all tiles and
     /// tasks split the output channels instead, so U (36 × Cin × Cout, up to 75 MB on u2net's 1024-channel
     /// layers) is streamed once per conv instead of once per tile-row task.
     static let winogradWholeMapTiles = 128
 
-    /// Whether this conv can run as Winograd F(4×4, 3×3).
+    /// Winograd tiles of a map: rows of `tile.height` pixels, columns of 4.
+    static func winogradTiles(height: Int, width: Int, tile: WinogradTile) -> (rows: Int, columns: Int) {
+        ((height + tile.height - 1) / tile.height, (width + tile.width - 1) / tile.width)
+    }
+
+    /// Whether this conv can run as Winograd (F(4×4) or F(6×4), as its weights were prepared).
     public var supportsWinograd: Bool { kernelSize == 3 && dilation == 1 && winograd != nil }
 
-    /// Runs the conv as Winograd F(4×4, 3×3) (weights must have been prepared), whatever the policy.
+    /// Runs the conv as Winograd in its weights' tile shape (they must have been prepared), whatever the policy.
     ///
     /// ```swift
     /// conv.winogradForward(x, into: y, epilogue: .biasReLU, context: ctx)
@@ -85,7 +142,7 @@ extension Conv2D {
         checkShapes(input, output, epilogue)
         guard winograd != nil else { preconditionFailure("Winograd weights were not prepared for this conv") }
         let h = input.height, w = input.width
-        let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+        let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: winograd!.tile)
         if tilesY * tilesX <= Conv2D.winogradWholeMapTiles {
             winogradWholeMap(input, into: output, epilogue: epilogue, context: context)
             return
@@ -98,7 +155,8 @@ extension Conv2D {
     private func winogradByTileRows(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                     context: ExecutionContext) {
         let h = input.height, w = input.width
-        let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+        let tile = winograd!.tile, positions = tile.positions
+        let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
         let chunks = (tilesX + Conv2D.winogradMaxTilesPerChunk - 1) / Conv2D.winogradMaxTilesPerChunk
         let per = (tilesX + chunks - 1) / chunks        // tiles per chunk (the last one may have fewer)
         let nb = (per + 15) / 16 * 16                   // per chunk row, padded to the SIMD width
@@ -106,15 +164,19 @@ extension Conv2D {
         // SIMD padding lanes are overwritten by the next row, so small maps (10×10: 3 tiles a row) do not
         // multiply mostly padding.
         let rowStride = chunks == 1 ? tilesX : nb
-        // Several tile rows per task so each of the 36 GEMMs is wide enough to run efficiently, but at least
+        // Several tile rows per task so each of the GEMMs (one per position) is wide enough to run efficiently, but at least
         // one task per worker.
         var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / rowStride)
         rowsPerTask = max(1, min(rowsPerTask, (tilesY + context.threads - 1) / context.threads))
-        let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
         // V/M row length, the GEMMs' leading dimension; whole vectors, as the GEMM kernel computes whole vectors
         // (lanes past the tiles hold leftovers from earlier use of the scratch: computed on, never stored).
-        let ld = ((rowsPerTask - 1) * rowStride + nb + 15) / 16 * 16
-        let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
+        func leadingDimension(_ rows: Int) -> Int { ((rows - 1) * rowStride + nb + 15) / 16 * 16 }
+        while rowsPerTask > 1 && positions * inChannels * leadingDimension(rowsPerTask) * 4 > Conv2D.winogradMaxVBytes {
+            rowsPerTask -= 1
+        }
+        let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
+        let ld = leadingDimension(rowsPerTask)
+        let vFloats = positions * inChannels * ld, mFloats = positions * outChannels * ld
         // Per worker: V, M and the transforms' own scratch.
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
@@ -126,7 +188,7 @@ extension Conv2D {
                                      ld: ld, kernels: kernels, scratch: scratch))
     }
 
-    /// One task per chunk of tile rows: input transform, the 36 GEMMs, output transform, all channels.
+    /// One task per chunk of tile rows: input transform, the GEMMs, output transform, all channels.
     struct WinogradTileRows: ParallelTasks {
         let conv: Conv2D
         let input: TensorView, output: TensorView
@@ -137,21 +199,22 @@ extension Conv2D {
 
         func run(_ task: Int, worker: Int) {
             let h = input.height, w = input.width
-            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+            let tile = conv.winograd!.tile, positions = tile.positions
+            let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
-            let vFloats = 36 * conv.inChannels * ld, mFloats = 36 * conv.outChannels * ld
+            let vFloats = positions * conv.inChannels * ld, mFloats = positions * conv.outChannels * ld
             let v = scratch[worker], m = v + vFloats, transformScratch = m + mFloats
             for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
-                kernels.winogradInput(input.data, conv.inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
+                kernels.winogradInput(tile)(input.data, conv.inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
                                       transformScratch)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
             conv.winogradChannelMix(conv.winograd!, channels: 0..<conv.outChannels, columns: columns, v: v, m: m,
                                     ld: ld, kernels: kernels)
             for r in 0..<rows {
-                kernels.winogradOutput(m + r * rowStride, ld, conv.outChannels, conv.bias, output.data, h, w, ty0 + r,
+                kernels.winogradOutput(tile)(m + r * rowStride, ld, conv.outChannels, conv.bias, output.data, h, w, ty0 + r,
                                        tx0, n, relu, residual, transformScratch)
             }
         }
@@ -163,11 +226,12 @@ extension Conv2D {
     private func winogradWholeMap(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                   context: ExecutionContext) {
         let h = input.height, w = input.width
-        let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+        let tile = winograd!.tile, positions = tile.positions
+        let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
         let nb = (tilesX + 15) / 16 * 16
         // Tile r·tilesX + x: rows packed densely (tilesY · tilesX GEMM columns).
         let ld = ((tilesY - 1) * tilesX + nb + 15) / 16 * 16
-        let vFloats = 36 * inChannels * ld, mFloats = 36 * outChannels * ld
+        let vFloats = positions * inChannels * ld, mFloats = positions * outChannels * ld
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
@@ -200,11 +264,12 @@ extension Conv2D {
 
         func run(_ group: Int, worker: Int) {
             let h = input.height, w = input.width, hw = h * w
-            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+            let tile = conv.winograd!.tile, positions = tile.positions
+            let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let c0 = group * inPer, c1 = min(conv.inChannels, c0 + inPer)
             guard c0 < c1 else { return }
             for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
-                kernels.winogradInput(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * 36 * ld + ty * tilesX,
+                kernels.winogradInput(tile)(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * positions * ld + ty * tilesX,
                                       ld, scratch[worker] + transformOffset)
             }
         }
@@ -224,31 +289,33 @@ extension Conv2D {
 
         func run(_ block: Int, worker: Int) {
             let h = input.height, w = input.width, hw = h * w
-            let tilesY = (h + 3) / 4, tilesX = (w + 3) / 4
+            let tile = conv.winograd!.tile, positions = tile.positions
+            let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let c0 = block * outPer, c1 = min(conv.outChannels, c0 + outPer), mb = c1 - c0
             conv.winogradChannelMix(conv.winograd!, channels: c0..<c1, columns: tilesY * tilesX, v: v, m: m, ld: ld,
                                     kernels: kernels)
             for ty in 0..<tilesY {
-                kernels.winogradOutput(m + c0 * 36 * ld + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
+                kernels.winogradOutput(tile)(m + c0 * positions * ld + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
                                        h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
                                        scratch[worker] + transformOffset)
             }
         }
     }
 
-    /// M[c][p] = U[p][c] · V[·][p] for output channels `channels` and all 36 positions (M, V channel-major with
+    /// M[c][p] = U[p][c] · V[·][p] for output channels `channels` and all positions (M, V channel-major with
     /// rows `ld` apart; `columns` tiles): the kernels' own GEMM where the build has one, `BLAS.sgemm` otherwise.
     func winogradChannelMix(_ wg: WinogradWeights, channels: Range<Int>, columns: Int,
                                     v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>, ld: Int,
                                     kernels: Kernels) {
-        for p in 0..<36 {
+        let positions = wg.tile.positions
+        for p in 0..<positions {
             let u = wg.u + (p * outChannels + channels.lowerBound) * inChannels
-            let b = v + p * ld, c = m + (channels.lowerBound * 36 + p) * ld
+            let b = v + p * ld, c = m + (channels.lowerBound * positions + p) * ld
             if let gemm = kernels.winogradGEMM {
-                gemm(channels.count, columns, inChannels, u, inChannels, b, 36 * ld, c, 36 * ld)
+                gemm(channels.count, columns, inChannels, u, inChannels, b, positions * ld, c, positions * ld)
             } else {
-                BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b, ldb: 36 * ld,
-                           c: c, ldc: 36 * ld)
+                BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b,
+                           ldb: positions * ld, c: c, ldc: positions * ld)
             }
         }
     }

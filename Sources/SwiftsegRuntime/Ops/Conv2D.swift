@@ -24,10 +24,14 @@ public struct Conv2D: @unchecked Sendable {
     public let taps: TapWeights?
 
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
-    ///   3×3 dilation-1 convs (``winogradForward(_:into:epilogue:context:)``, 4× the weights' memory),
-    ///   regrouped by tap for dilated 3×3 convs (``dilatedTapsForward(_:into:epilogue:context:)``, 1×).
+    ///   3×3 dilation-1 convs (``winogradForward(_:into:epilogue:context:)``, 4× the weights' memory in 4×4
+    ///   tiles, 5.3× in 6×4 ones), regrouped by tap for dilated 3×3 convs
+    ///   (``dilatedTapsForward(_:into:epilogue:context:)``, 1×).
+    /// - Parameter winogradTile: the Winograd tile shape (default: the layer's,
+    ///   ``WinogradTile/forLayer(inChannels:outChannels:)``); tests and benchmarks force one.
     public init(outChannels: Int, inChannels: Int, kernelSize: Int, dilation: Int,
-                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, prepareFastKernels: Bool = false) {
+                weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, prepareFastKernels: Bool = false,
+                winogradTile: WinogradTile? = nil) {
         precondition(kernelSize % 2 == 1 && dilation >= 1, "odd kernels with dilation ≥ 1 only")
         self.outChannels = outChannels
         self.inChannels = inChannels
@@ -36,7 +40,7 @@ public struct Conv2D: @unchecked Sendable {
         self.weight = weight
         self.bias = bias
         winograd = prepareFastKernels && kernelSize == 3 && dilation == 1
-            ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+            ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels, tile: winogradTile) : nil
         taps = prepareFastKernels && kernelSize == 3 && dilation > 1
             ? TapWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
     }
@@ -94,7 +98,7 @@ public struct Conv2D: @unchecked Sendable {
     /// The kernel rule, deterministic per layer shape. `.auto` runs thin 3×3 dilation-1 layers with the direct
     /// kernel (at most 4 output channels; at most 4 input channels on maps of 64×64 and up, GEMM below; see
     /// Conv2D+Direct.swift), Winograd on the other layers that support it (3×3,
-    /// dilation 1, weights prepared) when the map has at least ``winogradMinimumTiles`` 4×4 tiles, and GEMM
+    /// dilation 1, weights prepared) when the map's tiles cover at least ``winogradMinimumArea`` pixels, and GEMM
     /// elsewhere (dilated 3×3, 1×1, and tiny maps, where Winograd's 4× larger weights cost more to stream than
     /// the multiplies it saves: `swiftseg-bench --layers` measured GEMM 1.1–2.2× faster at 10×10 and
     /// Winograd 1.4–2.8× faster from 20×20 up, for 16 to 1024 channels). `.winograd` forces Winograd
@@ -108,13 +112,15 @@ public struct Conv2D: @unchecked Sendable {
         case .direct: return supportsDirect ? .direct : .gemm
         case .auto:
             if let thin = thinLayerKernel(height: height, width: width) { return thin }
-            let tiles = ((height + 3) / 4) * ((width + 3) / 4)
-            return supportsWinograd && tiles >= Conv2D.winogradMinimumTiles ? .winograd : .gemm
+            let tile = winograd?.tile ?? .f4x4, tiles = Conv2D.winogradTiles(height: height, width: width, tile: tile)
+            let area = tiles.rows * tile.height * tiles.columns * tile.width
+            return supportsWinograd && area >= Conv2D.winogradMinimumArea ? .winograd : .gemm
         }
     }
 
-    /// Fewest 4×4 output tiles for which `.auto` picks Winograd (10×10 has 9: GEMM; 20×20 has 25).
-    public static let winogradMinimumTiles = 16
+    /// Fewest output pixels the map's Winograd tiles must cover for `.auto` to pick Winograd: 16 tiles of 4×4
+    /// (10×10 takes 12×12 in either shape: GEMM; 16×16 takes 16×16, or 18×16 in 6×4 tiles; 20×20 takes 20×20 or 24×20).
+    public static let winogradMinimumArea = 256
 
     func checkShapes(_ input: TensorView, _ output: TensorView, _ epilogue: Epilogue) {
         precondition(input.channels == inChannels, "conv expects \(inChannels) input channels, got \(input.channels)")

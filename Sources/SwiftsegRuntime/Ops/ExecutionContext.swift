@@ -7,7 +7,7 @@ public enum ConvKernelPolicy: String, Sendable, CaseIterable {
     /// im2col + `BLAS.sgemm` with a fused bias/ReLU/residual epilogue (Conv2D+GEMM.swift): exact to float
     /// rounding, the `--exact` path.
     case gemm
-    /// Winograd F(4×4, 3×3) wherever a layer supports it, GEMM elsewhere (Conv2D+Winograd.swift).
+    /// Winograd (F(6×4) or F(4×4), per layer) wherever a layer supports it, GEMM elsewhere (Conv2D+Winograd.swift).
     case winograd
     /// The direct 3×3 kernel wherever a layer supports it (3×3, dilation 1), GEMM elsewhere (Conv2D+Direct.swift).
     case direct

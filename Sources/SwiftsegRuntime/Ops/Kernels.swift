@@ -40,7 +40,7 @@ public enum KernelISA: String, Sendable, CaseIterable {
 }
 
 /// The kernels of one ``KernelISA`` build, as function values: the single place the runtime switches between
-/// the builds. Call sites read `context.kernels.winogradInput(…)`.
+/// the builds. Call sites read `context.kernels.winogradInput(tile)(…)`.
 struct Kernels: Sendable {
     typealias WinogradInput = @Sendable (_ input: UnsafePointer<Float>, _ channels: Int, _ height: Int, _ width: Int,
                                          _ tileRow: Int, _ firstTile: Int, _ tiles: Int,
@@ -70,8 +70,9 @@ struct Kernels: Sendable {
     typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
                                 _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
-    let winogradInput: WinogradInput
-    let winogradOutput: WinogradOutput
+    /// The Winograd transforms, F(4×4) and F(6×4) (``winogradInput(_:)`` and ``winogradOutput(_:)`` pick one).
+    let winogradInput4x4: WinogradInput, winogradInput6x4: WinogradInput
+    let winogradOutput4x4: WinogradOutput, winogradOutput6x4: WinogradOutput
     /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
     /// and FMA, so only the AVX-512 build uses it).
     let winogradGEMM: GEMM?
@@ -85,8 +86,10 @@ struct Kernels: Sendable {
     let upsample2xRow: UpsampleRow
 
     static let baseline = Kernels(
-        winogradInput: SwiftsegKernels.WinogradKernels.inputTransform,
-        winogradOutput: SwiftsegKernels.WinogradKernels.outputTransform,
+        winogradInput4x4: SwiftsegKernels.WinogradKernels.inputTransform,
+        winogradInput6x4: SwiftsegKernels.WinogradKernels.inputTransformF6x4,
+        winogradOutput4x4: SwiftsegKernels.WinogradKernels.outputTransform,
+        winogradOutput6x4: SwiftsegKernels.WinogradKernels.outputTransformF6x4,
         winogradGEMM: nil,
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
@@ -94,8 +97,10 @@ struct Kernels: Sendable {
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
 
     static let avx2 = Kernels(
-        winogradInput: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
-        winogradOutput: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
+        winogradInput4x4: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
+        winogradInput6x4: SwiftsegKernelsAVX2.WinogradKernels.inputTransformF6x4,
+        winogradOutput4x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
+        winogradOutput6x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransformF6x4,
         winogradGEMM: nil,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
@@ -103,13 +108,31 @@ struct Kernels: Sendable {
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
 
     static let avx512 = Kernels(
-        winogradInput: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
-        winogradOutput: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
+        winogradInput4x4: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
+        winogradInput6x4: SwiftsegKernelsAVX512.WinogradKernels.inputTransformF6x4,
+        winogradOutput4x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
+        winogradOutput6x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransformF6x4,
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
+
+    /// The input transform for tiles of `tile`'s shape.
+    func winogradInput(_ tile: WinogradTile) -> WinogradInput {
+        switch tile {
+        case .f4x4: winogradInput4x4
+        case .f6x4: winogradInput6x4
+        }
+    }
+
+    /// The output transform for tiles of `tile`'s shape.
+    func winogradOutput(_ tile: WinogradTile) -> WinogradOutput {
+        switch tile {
+        case .f4x4: winogradOutput4x4
+        case .f6x4: winogradOutput6x4
+        }
+    }
 
     static func of(_ isa: KernelISA) -> Kernels {
         precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels")

@@ -1,0 +1,262 @@
+/// The Winograd F(6×4, 3×3) transforms: each tile is 6 output rows (F(6, 3) down) by 4 output columns (F(4, 3)
+/// across), an 8×6 input patch, 48 transform positions (layout and shared pieces: WinogradKernels.swift).
+///
+/// Why 6×4: across, 4-pixel tiles are what lets 16 tiles sit in one vector (each input row split by x mod 4,
+/// so a patch column of 16 tiles is one contiguous load); 6-pixel tiles across (F(6×6)) broke that and lost
+/// its gain to padding (PERF.md). Down, the tile height is free: 6 rows cost 48 GEMM positions per 24 outputs
+/// (2 per output) where F(4×4) costs 36 per 16 (2.25), and each input row is read 8/6 times instead of 6/4.
+/// F(6, 3)'s larger interpolation points (±½, ±2, with ⅛…32 in Aᵀ) roughly double the rounding error of the
+/// F(4, 3) direction: still ~1e-5 relative.
+import _CPrefetch
+
+extension WinogradKernels {
+    /// V[ci][p][t] = (Bᵀ d B)[p] for the 8×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
+    /// outside the image), for every channel of `input` (`channels` planes of `height × width`). `nb` is a
+    /// multiple of 16; all `nb` columns are written, zeros past the image, so no GEMM column is uninitialised.
+    @inline(never)
+    public static func inputTransformF6x4(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
+                                      tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
+                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
+        let x0 = 4 * tx0 - 1          // input column of the first patch column
+        let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
+        let phaseStride = rowLength / 4
+        let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
+        let phases = padded + 64              // 8 rows × 4 column phases × phaseStride
+        let vectors = UnsafeMutableRawPointer(phases + 8 * rowLength).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Vector.self, capacity: 48)
+        let tmp = vectors
+        for ci in 0..<channels {
+            let plane = input + ci * h * w
+            // The 8 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
+            // of 16 consecutive tiles is one contiguous vector: phase[c mod 4][tile + c / 4 …].
+            // The next channel's rows are fetched while this one is split: on maps larger than the caches each
+            // channel's 8 short rows are separate streams the hardware prefetcher does not pick up in time.
+            let next = ci + 1 < channels ? plane + h * w : nil
+            for r in 0..<8 {
+                let rowPhases = phases + r * rowLength
+                let y = 6 * ty - 1 + r
+                guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
+                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases,
+                            prefetching: next.map { $0 + y * w })
+            }
+            var t = 0
+            while t < nb {
+                #if SWIFTSEG_PERMUTES
+                transformPhaseColumnsF6x4(phases + t, rowLength: rowLength, phaseStride: phaseStride,
+                                      v: v + ci * 48 * ld + t, ld: ld)
+                #else
+                // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
+                for c in 0..<6 {
+                    let column = phases + t + (c & 3) * phaseStride + (c >> 2)   // patch column c, row 0
+                    let b = inputColumn(SIMDKernels.load(column), SIMDKernels.load(column + rowLength),
+                                        SIMDKernels.load(column + 2 * rowLength), SIMDKernels.load(column + 3 * rowLength),
+                                        SIMDKernels.load(column + 4 * rowLength), SIMDKernels.load(column + 5 * rowLength),
+                                        SIMDKernels.load(column + 6 * rowLength), SIMDKernels.load(column + 7 * rowLength))
+                    tmp[c] = b.0; tmp[6 + c] = b.1; tmp[12 + c] = b.2; tmp[18 + c] = b.3
+                    tmp[24 + c] = b.4; tmp[30 + c] = b.5; tmp[36 + c] = b.6; tmp[42 + c] = b.7
+                }
+                for i in 0..<8 {
+                    let r = inputRow(tmp[i * 6], tmp[i * 6 + 1], tmp[i * 6 + 2], tmp[i * 6 + 3], tmp[i * 6 + 4], tmp[i * 6 + 5])
+                    let row = v + (ci * 48 + i * 6) * ld + t, step = ld
+                    SIMDKernels.store(r.0, row); SIMDKernels.store(r.1, row + step)
+                    SIMDKernels.store(r.2, row + 2 * step); SIMDKernels.store(r.3, row + 3 * step)
+                    SIMDKernels.store(r.4, row + 4 * step); SIMDKernels.store(r.5, row + 5 * step)
+                }
+                #endif
+                t += width
+            }
+        }
+    }
+
+    /// F(6, 3)'s Bᵀ applied to 8 values: a column of the patch, down. Rows 1–6 come in ± pairs.
+    @inline(__always)
+    static func inputColumn(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector,
+                            _ d6: Vector, _ d7: Vector)
+        -> (Vector, Vector, Vector, Vector, Vector, Vector, Vector, Vector) {
+        let (r1, r2) = inputColumnRows12(d1, d2, d3, d4, d5, d6)
+        let (r3, r4) = inputColumnRows34(d1, d2, d3, d4, d5, d6)
+        let (r5, r6) = inputColumnRows56(d1, d2, d3, d4, d5, d6)
+        let (r0, r7) = inputColumnRows07(d0, d1, d2, d3, d4, d5, d6, d7)
+        return (r0, r1, r2, r3, r4, r5, r6, r7)
+    }
+
+    /// Rows 1 and 2 of F(6, 3)'s Bᵀ d: (d2 + d6 − 17/4·d4) ± (d1 + d5 − 17/4·d3).
+    @inline(__always)
+    static func inputColumnRows12(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
+        -> (Vector, Vector) {
+        let c = Vector(repeating: -4.25)
+        let p = SIMDKernels.multiplyAdd(c, d4, d2 + d6), q = SIMDKernels.multiplyAdd(c, d3, d1 + d5)
+        return (p + q, p - q)
+    }
+
+    /// Rows 3 and 4: (d6 + ¼·d2 − 5/4·d4) ± (½·d1 − 5/2·d3 + 2·d5).
+    @inline(__always)
+    static func inputColumnRows34(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
+        -> (Vector, Vector) {
+        let p = SIMDKernels.multiplyAdd(Vector(repeating: 0.25), d2, SIMDKernels.multiplyAdd(Vector(repeating: -1.25), d4, d6))
+        let q = SIMDKernels.multiplyAdd(Vector(repeating: 0.5), d1, SIMDKernels.multiplyAdd(Vector(repeating: -2.5), d3, 2 * d5))
+        return (p + q, p - q)
+    }
+
+    /// Rows 5 and 6: (d6 + 4·d2 − 5·d4) ± (2·d1 − 5/2·d3 + ½·d5).
+    @inline(__always)
+    static func inputColumnRows56(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
+        -> (Vector, Vector) {
+        let p = SIMDKernels.multiplyAdd(Vector(repeating: 4), d2, SIMDKernels.multiplyAdd(Vector(repeating: -5), d4, d6))
+        let q = SIMDKernels.multiplyAdd(Vector(repeating: 2), d1, SIMDKernels.multiplyAdd(Vector(repeating: -2.5), d3, 0.5 * d5))
+        return (p + q, p - q)
+    }
+
+    /// Rows 0 and 7: d0 − d6 + 21/4·(d4 − d2) and d7 − d1 + 21/4·(d3 − d5).
+    @inline(__always)
+    static func inputColumnRows07(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector,
+                                  _ d6: Vector, _ d7: Vector) -> (Vector, Vector) {
+        let c = Vector(repeating: 5.25)
+        return (SIMDKernels.multiplyAdd(c, d4 - d2, d0 - d6), SIMDKernels.multiplyAdd(c, d3 - d5, d7 - d1))
+    }
+
+    /// F(6, 3)'s Aᵀ applied to 8 values: a column of M, down, giving the tile's 6 output rows.
+    @inline(__always)
+    static func outputColumn(_ m0: Vector, _ m1: Vector, _ m2: Vector, _ m3: Vector, _ m4: Vector, _ m5: Vector,
+                             _ m6: Vector, _ m7: Vector) -> (Vector, Vector, Vector, Vector, Vector, Vector) {
+        let s12 = m1 + m2, d12 = m1 - m2, s34 = m3 + m4, d34 = m3 - m4, s56 = m5 + m6, d56 = m5 - m6
+        @inline(__always) func mix(_ a: Float, _ x: Vector, _ b: Float, _ y: Vector, _ z: Vector) -> Vector {
+            SIMDKernels.multiplyAdd(Vector(repeating: a), x, SIMDKernels.multiplyAdd(Vector(repeating: b), y, z))
+        }
+        return (m0 + s12 + s34 + s56,
+                mix(2, d34, 0.5, d56, d12),
+                mix(4, s34, 0.25, s56, s12),
+                mix(8, d34, 0.125, d56, d12),
+                mix(16, s34, 0.0625, s56, s12),
+                mix(32, d34, 0.03125, d56, d12) + m7)
+    }
+
+    /// Y = Aᵀ M A + bias for tiles `tx0 ..< tx0 + n` of tile row `ty`, then ReLU (if `relu`) and the residual
+    /// (if given, same layout as `output`), written to the part of each 6×4 tile inside the image.
+    @inline(never)
+    public static func outputTransformF6x4(m: UnsafePointer<Float>, ld: Int, channels: Int, bias: UnsafePointer<Float>,
+                                       output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
+                                       tileRow ty: Int, firstTile tx0: Int, tiles n: Int, relu: Bool,
+                                       residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
+        let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 40)
+        let tmp = vectors, ys = tmp + 36   // ys: one output row's 4 vectors, for the scalar interleave
+        let zero = Vector(repeating: 0)
+        let rows = Swift.min(6, h - 6 * ty)   // output rows of this tile row inside the image
+        for co in 0..<channels {
+            let plane = output + co * h * w
+            let res = residual.map { $0 + co * h * w }
+            let b = Vector(repeating: bias[co])
+            var t = 0
+            while t < n {
+                // Aᵀ M: 6 × 6, reading M in place.
+                let block = m + co * 48 * ld + t
+                for c in 0..<6 {
+                    let column = block + c * ld   // position (0, c); position (i, c) is 6·i rows further
+                    let a = outputColumn(SIMDKernels.load(column), SIMDKernels.load(column + 6 * ld),
+                                         SIMDKernels.load(column + 12 * ld), SIMDKernels.load(column + 18 * ld),
+                                         SIMDKernels.load(column + 24 * ld), SIMDKernels.load(column + 30 * ld),
+                                         SIMDKernels.load(column + 36 * ld), SIMDKernels.load(column + 42 * ld))
+                    tmp[c] = a.0; tmp[6 + c] = a.1; tmp[12 + c] = a.2
+                    tmp[18 + c] = a.3; tmp[24 + c] = a.4; tmp[30 + c] = a.5
+                }
+                // (Aᵀ M) A + bias, one output row i at a time: y0…y3 = output (i, 0…3) of 16 tiles, interleaved
+                // into 64 pixels (4 per tile) with the epilogue.
+                let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
+                for i in 0..<rows {
+                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
+                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
+                    let y0 = t0 + t1 + t2 + t3 + t4 + b
+                    let y1 = t1 - t2 + 2 * (t3 - t4) + b
+                    let y2 = t1 + t2 + 4 * (t3 + t4) + b
+                    let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
+                    let offset = (6 * ty + i) * w + ox0
+                    #if SWIFTSEG_PERMUTES || arch(arm64)
+                    if count == 4 * width {  // permutes, epilogue in registers
+                        // Constant k in each call, so the lane picks are compile-time permutes (a loop over k
+                        // made LLVM extract lanes through the stack).
+                        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
+                        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
+                        @inline(__always) func put(_ value: Vector, _ k: Int) {
+                            var o = value
+                            if relu { o = SIMDKernels.max(o, zero) }
+                            if let res { o += SIMDKernels.load(res + offset + k * width) }
+                            SIMDKernels.store(o, plane + offset + k * width)
+                        }
+                        put(o0, 0); put(o1, 1); put(o2, 2); put(o3, 3)
+                        continue
+                    }
+                    #endif
+                    // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no
+                    // cheap permute; partial tiles at the right edge), the epilogue in a vector pass below.
+                    ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
+                    let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self)
+                    for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
+                    #if SWIFTSEG_PERMUTES || arch(arm64)
+                    if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
+                    #endif
+                }
+                t += width
+            }
+            #if !(SWIFTSEG_PERMUTES || arch(arm64))
+            if relu {  // ReLU / residual over the rows this call wrote (the bias is already in)
+                let ox0 = 4 * tx0, count = min(4 * n, w - ox0)
+                for i in 0..<rows {
+                    let offset = (6 * ty + i) * w + ox0
+                    epilogue(plane + offset, count: count, residual: res.map { $0 + offset })
+                }
+            }
+            #endif
+        }
+    }
+
+}
+
+// The builds with lane permutes and FMA (AVX2, AVX-512): the store-saving form, as for F(4×4).
+#if SWIFTSEG_PERMUTES
+extension WinogradKernels {
+    /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
+    /// `phases + r · rowLength + (c mod 4) · phaseStride + c / 4`), V's 48 rows `ld` apart: two patch rows of
+    /// Bᵀ d at a time, each recomputed from the phase rows (loads) rather than all 48 kept (more than 32
+    /// registers, so spilled: a store and a load each, and stores are the scarce port).
+    @inline(__always)
+    static func transformPhaseColumnsF6x4(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
+                                      v: UnsafeMutablePointer<Float>, ld: Int) {
+        @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
+            let offset: Int = r &* rowLength &+ (c & 3) &* phaseStride &+ (c >> 2)
+            return SIMDKernels.load(phases + offset)
+        }
+        @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {
+            let row = v + i &* 6 &* ld
+            SIMDKernels.store(h.0, row); SIMDKernels.store(h.1, row + ld); SIMDKernels.store(h.2, row + 2 &* ld)
+            SIMDKernels.store(h.3, row + 3 &* ld); SIMDKernels.store(h.4, row + 4 &* ld)
+            SIMDKernels.store(h.5, row + 5 &* ld)
+        }
+        // Two pairs of Bᵀ d rows at a time for the 6 patch columns (24 vectors; each pair of pairs shares its
+        // loads), then Bᵀ across each row into V.
+        var r1 = (Vector(), Vector(), Vector(), Vector(), Vector(), Vector()), r2 = r1, r3 = r1, r4 = r1
+        @inline(__always) func put(_ c: Int, _ a: (Vector, Vector), _ b: (Vector, Vector)) {
+            switch c {
+            case 0: r1.0 = a.0; r2.0 = a.1; r3.0 = b.0; r4.0 = b.1
+            case 1: r1.1 = a.0; r2.1 = a.1; r3.1 = b.0; r4.1 = b.1
+            case 2: r1.2 = a.0; r2.2 = a.1; r3.2 = b.0; r4.2 = b.1
+            case 3: r1.3 = a.0; r2.3 = a.1; r3.3 = b.0; r4.3 = b.1
+            case 4: r1.4 = a.0; r2.4 = a.1; r3.4 = b.0; r4.4 = b.1
+            default: r1.5 = a.0; r2.5 = a.1; r3.5 = b.0; r4.5 = b.1
+            }
+        }
+        @inline(__always) func across(_ r: (Vector, Vector, Vector, Vector, Vector, Vector)) -> (Vector, Vector, Vector, Vector, Vector, Vector) {
+            inputRow(r.0, r.1, r.2, r.3, r.4, r.5)
+        }
+        for c in 0..<6 {  // unrolled: constant c
+            let d1 = d(1, c), d2 = d(2, c), d3 = d(3, c), d4 = d(4, c), d5 = d(5, c), d6 = d(6, c)
+            put(c, inputColumnRows12(d1, d2, d3, d4, d5, d6), inputColumnRows34(d1, d2, d3, d4, d5, d6))
+        }
+        store(1, across(r1)); store(2, across(r2)); store(3, across(r3)); store(4, across(r4))
+        for c in 0..<6 {
+            let d1 = d(1, c), d2 = d(2, c), d3 = d(3, c), d4 = d(4, c), d5 = d(5, c), d6 = d(6, c)
+            put(c, inputColumnRows56(d1, d2, d3, d4, d5, d6), inputColumnRows07(d(0, c), d1, d2, d3, d4, d5, d6, d(7, c)))
+        }
+        store(5, across(r1)); store(6, across(r2)); store(0, across(r3)); store(7, across(r4))
+    }
+}
+#endif

@@ -1,0 +1,1 @@
+../SwiftsegKernels/WinogradKernels+F6x4.swift
