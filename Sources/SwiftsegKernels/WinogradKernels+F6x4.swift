@@ -36,7 +36,8 @@ extension WinogradKernels {
                 let rowPhases = phases + r * rowLength
                 let y = 6 * ty - 1 + r
                 guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
-                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases,
+                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
+                            padded: padded, into: rowPhases,
                             prefetching: next.map { $0 + y * w })
             }
             var t = 0
@@ -140,7 +141,6 @@ extension WinogradKernels {
                                        residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
         let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 40)
         let tmp = vectors, ys = tmp + 36   // ys: one output row's 4 vectors, for the scalar interleave
-        let zero = Vector(repeating: 0)
         let rows = Swift.min(6, h - 6 * ty)   // output rows of this tile row inside the image
         for co in 0..<channels {
             let plane = output + co * h * w
@@ -170,30 +170,8 @@ extension WinogradKernels {
                     let y2 = t1 + t2 + 4 * (t3 + t4) + b
                     let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
                     let offset = (6 * ty + i) * w + ox0
-                    #if SWIFTSEG_PERMUTES || arch(arm64)
-                    if count == 4 * width {  // permutes, epilogue in registers
-                        // Constant k in each call, so the lane picks are compile-time permutes (a loop over k
-                        // made LLVM extract lanes through the stack).
-                        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
-                        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
-                        @inline(__always) func put(_ value: Vector, _ k: Int) {
-                            var o = value
-                            if relu { o = SIMDKernels.max(o, zero) }
-                            if let res { o += SIMDKernels.load(res + offset + k * width) }
-                            SIMDKernels.store(o, plane + offset + k * width)
-                        }
-                        put(o0, 0); put(o1, 1); put(o2, 2); put(o3, 3)
-                        continue
-                    }
-                    #endif
-                    // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no
-                    // cheap permute; partial tiles at the right edge), the epilogue in a vector pass below.
-                    ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
-                    let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self)
-                    for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
-                    #if SWIFTSEG_PERMUTES || arch(arm64)
-                    if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
-                    #endif
+                    storeRow(y0, y1, y2, y3, count: count, into: plane + offset, relu: relu,
+                             residual: res.map { $0 + offset }, scratch: ys)
                 }
                 t += width
             }

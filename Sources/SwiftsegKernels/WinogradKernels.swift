@@ -50,7 +50,8 @@ public enum WinogradKernels {
                 let rowPhases = phases + r * rowLength
                 let y = 4 * ty - 1 + r
                 guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
-                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, padded: padded, into: rowPhases,
+                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
+                            padded: padded, into: rowPhases,
                             prefetching: next.map { $0 + y * w })
             }
             var t = 0
@@ -98,7 +99,6 @@ public enum WinogradKernels {
                                        residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
         let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 28)
         let tmp = vectors, ys = tmp + 24   // ys: one output row's 4 vectors, for the scalar interleave
-        let zero = Vector(repeating: 0)
         for co in 0..<channels {
             let plane = output + co * h * w
             let res = residual.map { $0 + co * h * w }
@@ -128,30 +128,8 @@ public enum WinogradKernels {
                     let y2 = t1 + t2 + 4 * (t3 + t4) + b
                     let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
                     let offset = (4 * ty + i) * w + ox0
-                    #if SWIFTSEG_PERMUTES || arch(arm64)
-                    if count == 4 * width {  // permutes, epilogue in registers
-                        // Constant k in each call, so the lane picks are compile-time permutes (a loop over k
-                        // made LLVM extract lanes through the stack).
-                        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
-                        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
-                        @inline(__always) func put(_ value: Vector, _ k: Int) {
-                            var o = value
-                            if relu { o = SIMDKernels.max(o, zero) }
-                            if let res { o += SIMDKernels.load(res + offset + k * width) }
-                            SIMDKernels.store(o, plane + offset + k * width)
-                        }
-                        put(o0, 0); put(o1, 1); put(o2, 2); put(o3, 3)
-                        continue
-                    }
-                    #endif
-                    // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no
-                    // cheap permute; partial tiles at the right edge), the epilogue in a vector pass below.
-                    ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
-                    let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self)
-                    for e in 0..<count { plane[offset + e] = row[(e & 3) * width + (e >> 2)] }
-                    #if SWIFTSEG_PERMUTES || arch(arm64)
-                    if relu { epilogue(plane + offset, count: count, residual: res.map { $0 + offset }) }
-                    #endif
+                    storeRow(y0, y1, y2, y3, count: count, into: plane + offset, relu: relu,
+                             residual: res.map { $0 + offset }, scratch: ys)
                 }
                 t += width
             }
@@ -179,6 +157,47 @@ public enum WinogradKernels {
                 SIMDKernels.multiplyAdd(four, d1, SIMDKernels.multiplyAdd(minusFive, d3, d5)))
     }
 
+    /// One output row of 16 tiles: `y0…y3` hold columns 0…3 of each tile (bias added), interleaved into `count`
+    /// pixels at `out` (64, 4 per tile; fewer at the right edge). Builds with permutes also apply ReLU and the
+    /// residual (if `relu`) in registers; the baseline build's caller runs that epilogue over its rows afterwards.
+    @inline(__always)
+    static func storeRow(_ y0: Vector, _ y1: Vector, _ y2: Vector, _ y3: Vector, count: Int,
+                         into out: UnsafeMutablePointer<Float>, relu: Bool, residual: UnsafePointer<Float>?,
+                         scratch ys: UnsafeMutablePointer<Vector>) {
+        #if SWIFTSEG_PERMUTES || arch(arm64)
+        // Constant k in each call, so the lane picks are compile-time permutes (a loop over k made LLVM extract
+        // lanes through the stack).
+        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
+        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
+        let zero = Vector(repeating: 0)
+        @inline(__always) func put(_ value: Vector, _ k: Int) {
+            var o = value
+            if relu { o = SIMDKernels.max(o, zero) }
+            if let residual { o += SIMDKernels.load(residual + k * width) }
+            SIMDKernels.store(o, out + k * width)
+        }
+        if count == 4 * width {
+            put(o0, 0); put(o1, 1); put(o2, 2); put(o3, 3)
+            return
+        }
+        // The right edge: whole vectors straight from registers, the rest through scratch (no partial stores).
+        let whole = count / width, rest = count - whole * width
+        if whole > 0 { put(o0, 0) }
+        if whole > 1 { put(o1, 1) }
+        if whole > 2 { put(o2, 2) }
+        guard rest > 0 else { return }
+        ys[0] = whole == 0 ? o0 : whole == 1 ? o1 : whole == 2 ? o2 : o3
+        let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self), start = whole * width
+        for e in 0..<rest { out[start + e] = row[e] }
+        if relu { epilogue(out + start, count: rest, residual: residual.map { $0 + start }) }
+        #else
+        // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no cheap permute).
+        ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
+        let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self)
+        for e in 0..<count { out[e] = row[(e & 3) * width + (e >> 2)] }
+        #endif
+    }
+
     /// p[i] = max(p[i], 0) (+ residual[i])
     @inline(__always)
     static func epilogue(_ p: UnsafeMutablePointer<Float>, count: Int, residual: UnsafePointer<Float>?) {
@@ -190,9 +209,11 @@ public enum WinogradKernels {
     }
 
     /// phases[q · length/4 + k] = pixel `x0 + 4k + q` of `row` (zero outside `0 ..< width`), for `length` pixels
-    /// from `x0` (a multiple of 64); prefetches the same pixels of `nextRow` if given.
+    /// from `x0` (a multiple of 64); prefetches the same pixels of `nextRow` if given. `row[i]` may be read for
+    /// `i` in `readable` (the row's plane), even outside the row: edge blocks inside it are loaded whole and
+    /// masked rather than copied.
     @inline(__always)
-    static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
+    static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int, readable: Range<Int>,
                             padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>,
                             prefetching nextRow: UnsafePointer<Float>?) {
         let stride = length / 4
@@ -202,7 +223,8 @@ public enum WinogradKernels {
             while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
         }
         #if SWIFTSEG_PERMUTES
-        splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, padded: padded, into: phases)
+        splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, readable: readable, padded: padded,
+                              into: phases)
         #elseif arch(arm64)
         // (arm64 keeps this three-permute form: splitPhasesByShuffles was measured on x86 only.)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
@@ -439,12 +461,14 @@ extension WinogradKernels {
     /// and 1 and 3, of each pair of vectors, then whole halves: 8 shuffles where one permute per source vector
     /// per phase takes 12); blocks crossing the image edge go through a zero-padded copy.
     @inline(never)
-    static func splitPhasesByShuffles(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int,
+    static func splitPhasesByShuffles(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int, readable: Range<Int>,
                                       padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
         let stride = length / 4
         @inline(__always) func split(_ block: UnsafePointer<Float>, _ k: Int) {
-            let a0 = SIMDKernels.load(block), a1 = SIMDKernels.load(block + 16)
-            let a2 = SIMDKernels.load(block + 32), a3 = SIMDKernels.load(block + 48)
+            split(SIMDKernels.load(block), SIMDKernels.load(block + 16), SIMDKernels.load(block + 32),
+                  SIMDKernels.load(block + 48), k)
+        }
+        @inline(__always) func split(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector, _ k: Int) {
             let e01 = Vector(a0[0], a0[4], a0[8], a0[12], a1[0], a1[4], a1[8], a1[12],
                              a0[2], a0[6], a0[10], a0[14], a1[2], a1[6], a1[10], a1[14])
             let o01 = Vector(a0[1], a0[5], a0[9], a0[13], a1[1], a1[5], a1[9], a1[13],
@@ -463,6 +487,10 @@ extension WinogradKernels {
             let x = x0 &+ 4 &* k
             if x >= 0 && x &+ 64 <= w {
                 split(row + x, k)
+            } else if x >= readable.lowerBound && x &+ 64 <= readable.upperBound {
+                // An edge block inside the plane: loaded whole, the pixels outside the row zeroed by lane masks
+                // (the padded copy below stalls its loads on the bytes just written: no store forwarding).
+                splitMaskedBlock(row, width: w, x: x, stride: stride, k: k, into: phases)
             } else {
                 let lo = Swift.max(0, -x), hi = Swift.min(64, w - x)   // pixels inside the image: lo ..< hi
                 fill(padded, count: lo)
@@ -476,6 +504,27 @@ extension WinogradKernels {
         let x = x0 + 4 * k
         phases[k] = x >= 0 && x < w ? row[x] : 0
         phases[stride + k] = x + 1 >= 0 && x + 1 < w ? row[x + 1] : 0
+    }
+
+    /// ``splitPhasesByShuffles(row:width:x0:length:readable:padded:into:)``'s block at `x`, which crosses the
+    /// row's edge but not its plane's: the 64 pixels loaded whole, those outside `0 ..< w` zeroed by lane masks.
+    /// Out of line, or LLVM merges it with the interior blocks' shuffles and slows those down.
+    @inline(never)
+    static func splitMaskedBlock(_ row: UnsafePointer<Float>, width w: Int, x: Int, stride: Int, k: Int,
+                                 into phases: UnsafeMutablePointer<Float>) {
+        // Pixel p is inside iff UInt32(p) < w (negative p wraps above it): one vector compare. (Comparisons against
+        // a scalar, or `.|` of two masks, compile to lane-by-lane loops.)
+        let lanes = SIMD16<UInt32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let zero = Vector(repeating: 0), width = SIMD16<UInt32>(repeating: UInt32(w))
+        @inline(__always) func masked(_ j: Int) -> Vector {
+            let p = lanes &+ SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: x &+ 16 &* j))
+            return SIMDKernels.load(row + (x &+ 16 &* j)).replacing(with: zero, where: .!(p .< width))
+        }
+        let a0 = masked(0), a1 = masked(1), a2 = masked(2), a3 = masked(3)
+        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 0), phases + k)
+        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 1), phases + (stride &+ k))
+        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 2), phases + (2 &* stride &+ k))
+        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 3), phases + (3 &* stride &+ k))
     }
 }
 #endif
