@@ -34,8 +34,15 @@ enum PNGEncoder {
         let compressed = try deflate(filtered, compression)
         let colorType: UInt8 = channels == 1 ? 0 : channels == 3 ? 2 : 6
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        out.reserveCapacity(compressed.count + 64)
         chunk("IHDR", be32(width) + be32(height) + [UInt8(bitDepth), colorType, 0, 0, 0], into: &out)
-        chunk("IDAT", compressed, into: &out)
+        // A chunk's length field is 31 bits: data beyond 1 GiB goes into several IDAT chunks (as PNG allows).
+        var start = 0
+        repeat {
+            let end = min(compressed.count, start + (1 << 30))
+            chunk("IDAT", start == 0 && end == compressed.count ? compressed : Array(compressed[start..<end]), into: &out)
+            start = end
+        } while start < compressed.count
         chunk("IEND", [], into: &out)
         return out
     }
@@ -126,22 +133,40 @@ enum PNGEncoder {
         }
     }
 
-    /// Writes row `row` filtered with `f` to `out`.
+    /// Writes row `row` filtered with `f` to `out`: the first pixel (no left neighbour) apart, one loop per
+    /// filter with no per-byte branch, so each vectorises like ``filterScore(_:row:above:count:bpp:)``.
     static func applyFilter(_ f: Int, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int, bpp: Int,
                             into out: UnsafeMutablePointer<UInt8>) {
-        for i in 0..<count {
-            let a = i >= bpp ? Int32(row[i - bpp]) : 0, c = i >= bpp ? Int32(above[i - bpp]) : 0
-            out[i] = UInt8(truncatingIfNeeded: Int32(row[i]) &- predicted(f, a, Int32(above[i]), c))
+        @inline(__always) func run(_ filter: Int) {
+            let head = Swift.min(bpp, count)
+            for i in 0..<head {
+                out[i] = UInt8(truncatingIfNeeded: Int32(row[i]) &- predicted(filter, 0, Int32(above[i]), 0))
+            }
+            for i in head..<Swift.max(head, count) {
+                let a = Int32(row[i &- bpp]), b = Int32(above[i]), c = Int32(above[i &- bpp])
+                out[i] = UInt8(truncatingIfNeeded: Int32(row[i]) &- predicted(filter, a, b, c))
+            }
+        }
+        switch f {
+        case 0: run(0)
+        case 1: run(1)
+        case 2: run(2)
+        case 3: run(3)
+        default: run(4)
         }
     }
 
     static func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 0xff), UInt8(v >> 16 & 0xff), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)] }
 
+    /// Appends one chunk — length, type, data, CRC of type and data — without building it apart first (the IDAT
+    /// chunk is most of the file).
     static func chunk(_ type: String, _ data: [UInt8], into out: inout [UInt8]) {
         let typeBytes = Array(type.utf8)
-        out += be32(data.count) + typeBytes + data
-        var crc = crc32(0, nil, 0)
-        crc = (typeBytes + data).withUnsafeBufferPointer { crc32(crc, $0.baseAddress, UInt32($0.count)) }
+        out += be32(data.count)
+        out += typeBytes
+        out += data
+        var crc = typeBytes.withUnsafeBufferPointer { crc32(crc32(0, nil, 0), $0.baseAddress, UInt32($0.count)) }
+        crc = data.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, UInt32($0.count)) }
         out += be32(Int(crc))
     }
 }
