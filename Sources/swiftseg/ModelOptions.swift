@@ -9,7 +9,7 @@ enum ModelOptions {
         OptionSpec(names: ["--threads"], valueName: "N",
                    help: "Worker threads (default: all cores the process may use)."),
         OptionSpec(names: ["--exact"], valueName: nil,
-                   help: "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 2.4× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."),
+                   help: "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."),
     ]
 
     static func source(_ args: ParsedArguments) -> ModelSource {
