@@ -17,7 +17,7 @@ extension WinogradKernels {
     public static func inputTransformF6x4(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
-        let x0 = 4 * tx0 - 1          // input column of the first patch column
+        let x0 = 4 * tx0              // the first tile's first pixel (phase rows start there: columnOffset)
         let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
         let phaseStride = rowLength / 4
         let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
@@ -48,7 +48,7 @@ extension WinogradKernels {
                 #else
                 // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
                 for c in 0..<6 {
-                    let column = phases + t + (c & 3) * phaseStride + (c >> 2)   // patch column c, row 0
+                    let column = phases + t + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
                     let b = inputColumn(SIMDKernels.load(column), SIMDKernels.load(column + rowLength),
                                         SIMDKernels.load(column + 2 * rowLength), SIMDKernels.load(column + 3 * rowLength),
                                         SIMDKernels.load(column + 4 * rowLength), SIMDKernels.load(column + 5 * rowLength),
@@ -193,14 +193,14 @@ extension WinogradKernels {
 #if SWIFTSEG_PERMUTES
 extension WinogradKernels {
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
-    /// `phases + r · rowLength + (c mod 4) · phaseStride + c / 4`), V's 48 rows `ld` apart: two patch rows of
+    /// `phases + r · rowLength + columnOffset(c)`), V's 48 rows `ld` apart: two patch rows of
     /// Bᵀ d at a time, each recomputed from the phase rows (loads) rather than all 48 kept (more than 32
     /// registers, so spilled: a store and a load each, and stores are the scarce port).
     @inline(__always)
     static func transformPhaseColumnsF6x4(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int) {
         @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
-            let offset: Int = r &* rowLength &+ (c & 3) &* phaseStride &+ (c >> 2)
+            let offset: Int = r &* rowLength &+ columnOffset(c, phaseStride: phaseStride)
             return SIMDKernels.load(phases + offset)
         }
         @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {

@@ -31,7 +31,7 @@ public enum WinogradKernels {
     public static func inputTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
-        let x0 = 4 * tx0 - 1          // input column of the first patch column
+        let x0 = 4 * tx0              // the first tile's first pixel (phase rows start there: columnOffset)
         let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
         let phaseStride = rowLength / 4
         let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
@@ -62,7 +62,7 @@ public enum WinogradKernels {
                 #else
                 // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
                 for c in 0..<6 {
-                    let column = phases + t + (c & 3) * phaseStride + (c >> 2)   // patch column c, row 0
+                    let column = phases + t + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
                     let d0 = SIMDKernels.load(column), d1 = SIMDKernels.load(column + rowLength)
                     let d2 = SIMDKernels.load(column + 2 * rowLength), d3 = SIMDKernels.load(column + 3 * rowLength)
                     let d4 = SIMDKernels.load(column + 4 * rowLength), d5 = SIMDKernels.load(column + 5 * rowLength)
@@ -145,6 +145,16 @@ public enum WinogradKernels {
         }
     }
 
+    /// Where patch column `c` (0…5) of a group's first tile starts in one phase-split row. The rows are split
+    /// from the first tile's first pixel, so that their blocks start where rows and tiles do (a 320-pixel row is
+    /// five whole blocks, no edge): column c, pixel 4t + c − 1, is phase (c + 3) mod 4 at tile t + (c + 3)/4 − 1.
+    /// Column 0 thus reads phase 3 from one entry before its start, phase 2's last entry, which ``splitPhases``
+    /// fills with the pixel left of the first tile.
+    @inline(__always)
+    static func columnOffset(_ c: Int, phaseStride: Int) -> Int {
+        ((c &+ 3) & 3) &* phaseStride &+ ((c &+ 3) >> 2) &- 1
+    }
+
     /// F(4, 3)'s Bᵀ applied to 6 values: a row of a patch (either shape) or a column of a 6×6 one.
     @inline(__always)
     static func inputRow(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector)
@@ -209,9 +219,11 @@ public enum WinogradKernels {
     }
 
     /// phases[q · length/4 + k] = pixel `x0 + 4k + q` of `row` (zero outside `0 ..< width`), for `length` pixels
-    /// from `x0` (a multiple of 64); prefetches the same pixels of `nextRow` if given. `row[i]` may be read for
-    /// `i` in `readable` (the row's plane), even outside the row: edge blocks inside it are loaded whole and
-    /// masked rather than copied.
+    /// from `x0` (the first tile's first pixel, ≥ 0; `length` a multiple of 64), of which the transforms read
+    /// the whole blocks and entry `length/4 − 16` of phase 0; and phase 2's last entry, otherwise unread, =
+    /// pixel `x0 − 1`, the left neighbour of the first tile (``columnOffset(_:phaseStride:)``). Prefetches the
+    /// same pixels of `nextRow` if given. `row[i]` may be read for `i` in `readable` (the row's plane), even
+    /// outside the row: edge blocks inside it are loaded whole and masked rather than copied.
     @inline(__always)
     static func splitPhases(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int, readable: Range<Int>,
                             padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>,
@@ -222,14 +234,15 @@ public enum WinogradKernels {
             let end = Swift.min(w, x0 + length)
             while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
         }
+        defer { phases[3 * stride - 1] = x0 >= 1 ? row[x0 - 1] : 0 }
         #if SWIFTSEG_PERMUTES
         splitPhasesByShuffles(row: row, width: w, x0: x0, length: length, readable: readable, padded: padded,
                               into: phases)
         #elseif arch(arm64)
         // (arm64 keeps this three-permute form: splitPhasesByShuffles was measured on x86 only.)
         // 64 pixels → 4 phase vectors by two-source permutes; blocks crossing the image edge go through a
-        // zero-padded copy. Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last
-        // tile: phases 0 and 1), so that block is two scalars.
+        // zero-padded copy. Only entry `stride - 16` of phase 0 is read in the last block (patch column 5 of the
+        // last tile), so that block is a scalar.
         let pixel = { (x: Int) -> Float in x >= 0 && x < w ? row[x] : 0 }
         var k = 0
         while k < stride - width {
@@ -253,7 +266,6 @@ public enum WinogradKernels {
             k += width
         }
         phases[k] = pixel(x0 + 4 * k)
-        phases[stride + k] = pixel(x0 + 4 * k + 1)
         #else
         // Baseline x86-64: SSE2 has no cheap 4-way permute, so a strided scalar copy is faster.
         for q in 0..<4 {
@@ -411,14 +423,14 @@ extension WinogradKernels {
 #if SWIFTSEG_PERMUTES
 extension WinogradKernels {
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
-    /// `phases + r · rowLength + (c mod 4) · phaseStride + c / 4`), V's 36 rows `ld` apart: two V rows at a time,
+    /// `phases + r · rowLength + columnOffset(c)`), V's 36 rows `ld` apart: two V rows at a time,
     /// each Bᵀ d row recomputed from the phase rows (loads) rather than all 36 kept (more than 32 registers, so
     /// spilled: a store and a load each, and stores are the scarce port).
     @inline(__always)
     static func transformPhaseColumns(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int) {
         @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
-            let offset: Int = r &* rowLength &+ (c & 3) &* phaseStride &+ (c >> 2)
+            let offset: Int = r &* rowLength &+ columnOffset(c, phaseStride: phaseStride)
             return SIMDKernels.load(phases + offset)
         }
         @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {
@@ -500,10 +512,9 @@ extension WinogradKernels {
             }
             k &+= width
         }
-        // Only entry `stride - 16` of the last block is read (patch columns 4 and 5 of the last tile).
+        // Only entry `stride - 16` of phase 0 is read in the last block (patch column 5 of the last tile).
         let x = x0 + 4 * k
-        phases[k] = x >= 0 && x < w ? row[x] : 0
-        phases[stride + k] = x + 1 >= 0 && x + 1 < w ? row[x + 1] : 0
+        phases[k] = x < w ? row[x] : 0
     }
 
     /// ``splitPhasesByShuffles(row:width:x0:length:readable:padded:into:)``'s block at `x`, which crosses the
