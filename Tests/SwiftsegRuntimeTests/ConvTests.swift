@@ -132,15 +132,20 @@ final class ConvTests: XCTestCase {
                 }
             }
         }
-        // The shape rule: few output channels always, few input channels from 64×64 up (GEMM below); wide
-        // layers never.
+        // The shape rule: few output channels unless the input outgrows the caches (Winograd then), few input
+        // channels from 64×64 up (GEMM below); wide layers never.
         func conv(_ cin: Int, _ cout: Int, dilation: Int = 1) -> Conv2D {
             let w = randomTensor(channels: cout, height: cin, width: 9, seed: 5), b = randomTensor(channels: 1, height: 1, width: cout, seed: 6)
             return Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: dilation, weight: w.data,
                           bias: b.data, prepareFastKernels: true)
         }
         XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 10, width: 10), .direct)
-        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 320, width: 320), .direct)
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 160, width: 160), .direct)
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 320, width: 320), .winograd)
+        let exactOnly = Conv2D(outChannels: 1, inChannels: 64, kernelSize: 3, dilation: 1,
+                               weight: randomTensor(channels: 1, height: 64, width: 9, seed: 7).data,
+                               bias: randomTensor(channels: 1, height: 1, width: 1, seed: 8).data)
+        XCTAssertEqual(exactOnly.selectKernel(policy: .auto, height: 320, width: 320), .direct)  // no Winograd weights
         XCTAssertEqual(conv(3, 64).selectKernel(policy: .auto, height: 320, width: 320), .direct)
         XCTAssertEqual(conv(3, 64).selectKernel(policy: .auto, height: 40, width: 40), .gemm)
         XCTAssertEqual(conv(16, 16).selectKernel(policy: .auto, height: 320, width: 320), .winograd)

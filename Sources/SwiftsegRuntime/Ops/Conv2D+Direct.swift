@@ -12,14 +12,22 @@ extension Conv2D {
     /// Fewest pixels for which `.auto` picks the direct kernel on a layer thin on the input side only: below
     /// ~64×64, im2col + GEMM with its short K (27 for 3 channels) is faster.
     static let directMinimumPixelsForThinInput = 64 * 64
+    /// Largest input (bytes) for which `.auto` picks the direct kernel on a layer thin on the output side: past
+    /// the caches the direct kernel reads its input planes, one row of each channel at a time, at a few GB/s,
+    /// while Winograd's F(6×4) streams whole rows (64→1 at 320×320, 26 MB: Winograd 4.6 ms, direct 5.5; at
+    /// 160×160, 6.5 MB: 1.1 vs 0.9).
+    static let directMaximumInputBytesForThinOutput = 16 << 20
 
     /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with at
     /// most 4 output channels the direct kernel was 2–4× faster than Winograd and GEMM from 10×10 to 160×160,
-    /// and level with Winograd at 320×320 (the 64→1 input is read from memory either way); with 3 or 4 input
+    /// and slower than Winograd at 320×320 (``directMaximumInputBytesForThinOutput``); with 3 or 4 input
     /// channels it was fastest from 80×80 up and GEMM below 64×64.
     func thinLayerKernel(height: Int, width: Int) -> ConvKernelPolicy? {
         guard supportsDirect else { return nil }
-        if outChannels <= Conv2D.directMaximumThinChannels { return .direct }
+        if outChannels <= Conv2D.directMaximumThinChannels {
+            let inputBytes = inChannels * height * width * MemoryLayout<Float>.size
+            return inputBytes > Conv2D.directMaximumInputBytesForThinOutput && supportsWinograd ? nil : .direct
+        }
         if inChannels <= Conv2D.directMaximumThinChannels {
             return height * width >= Conv2D.directMinimumPixelsForThinInput ? .direct : .gemm
         }
