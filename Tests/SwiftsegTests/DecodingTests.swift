@@ -113,6 +113,21 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(try Image(encoded: try gray.pngData(), name: "mem"), gray)
     }
 
+    /// `.fast` is run-length deflate, except for gray pixels stored in colour (R = G = B), whose bytes repeat
+    /// four apart: those take zlib level 1 (run-length made the coins scan's cutout 51 % larger than level 6).
+    func testFastCompressionKeepsGrayPhotosSmall() throws {
+        let gray = try Image(contentsOfFile: Fixtures.path("photos/coins.png")).rgb()
+        var rgba = [UInt8]()
+        rgba.reserveCapacity(gray.width * gray.height * 4)
+        for i in 0..<(gray.width * gray.height) {
+            rgba += [gray.pixels[3 * i], gray.pixels[3 * i + 1], gray.pixels[3 * i + 2], 255]
+        }
+        let image = Image(width: gray.width, height: gray.height, channels: 4, pixels: rgba)
+        let fast = try image.pngData(), six = try image.pngData(compression: .level(6))
+        XCTAssertEqual(try Image(encoded: fast, name: "mem"), image)
+        XCTAssertLessThan(Double(fast.count), 1.3 * Double(six.count), "gray content takes level 1, not run-length (2.2×)")
+    }
+
     func testJPEGOutput() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("decode/upright.png"))
         let jpeg = try photo.encoded(as: .jpeg, options: EncodingOptions(jpegQuality: 95))

@@ -25,8 +25,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
 public enum PNGCompression: Sendable, Hashable, CustomStringConvertible {
     /// zlib's run-length strategy (matches at distance one only). On the filtered rows of photo cutouts it takes
     /// about a sixth of level 6's time for files as small on colour photos (after the row filters their bytes
-    /// repeat little beyond runs) and larger on grayscale ones, whose RGBA pixels repeat at distance 4 (the
-    /// five sample cutouts: 2.9 % more bytes in all, −7 … +51 % each). The default.
+    /// repeat little beyond runs). Grayscale photos stored in colour repeat four bytes apart, beyond a run, so
+    /// for those (every pixel R = G = B) it uses zlib level 1 instead, as fast. The default.
     case fast
     /// A zlib level, 0 (stored, fastest) … 9 (smallest); 6 is libpng's and Pillow's default.
     case level(Int)

@@ -31,7 +31,8 @@ enum PNGEncoder {
                 }
             }
         }
-        let compressed = try deflate(filtered, compression)
+        let compressed = try deflate(filtered, compression,
+                                     grayContent: bitDepth == 8 && channels >= 3 && isGray(pixels, channels: channels))
         let colorType: UInt8 = channels == 1 ? 0 : channels == 3 ? 2 : 6
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         out.reserveCapacity(compressed.count + 64)
@@ -47,11 +48,32 @@ enum PNGEncoder {
         return out
     }
 
-    /// `data` as one zlib stream: `.fast` is zlib's run-length strategy (Z_RLE; its level does not matter),
-    /// `.level(n)` the default strategy at level n.
-    static func deflate(_ data: [UInt8], _ compression: PNGCompression) throws -> [UInt8] {
+    /// Whether every pixel of 8-bit RGB or RGBA `pixels` has R = G = B (a grayscale photo stored in colour).
+    static func isGray(_ pixels: [UInt8], channels: Int) -> Bool {
+        pixels.withUnsafeBufferPointer { p in
+            let rowPixels = 4096, count = p.count / channels
+            var start = 0
+            while start < count {  // in blocks, so that a colour photo stops at its first block
+                let end = min(count, start + rowPixels)
+                var differs: UInt8 = 0
+                for i in start..<end {
+                    let r = p[i &* channels]
+                    differs |= (r ^ p[i &* channels &+ 1]) | (r ^ p[i &* channels &+ 2])
+                }
+                if differs != 0 { return false }
+                start = end
+            }
+            return true
+        }
+    }
+
+    /// `data` as one zlib stream: `.fast` is zlib's run-length strategy (Z_RLE; its level does not matter) —
+    /// or, for `grayContent` (gray pixels stored as RGB(A): their bytes repeat four apart, beyond a run), level 1
+    /// of the default strategy, which finds those repeats at about the same speed (the coins scan: 224 kB
+    /// run-length, 161 kB level 1, 149 kB level 6); `.level(n)` the default strategy at level n.
+    static func deflate(_ data: [UInt8], _ compression: PNGCompression, grayContent: Bool = false) throws -> [UInt8] {
         let (level, strategy): (Int32, Int32) = switch compression {
-        case .fast: (1, Z_RLE)
+        case .fast: grayContent ? (1, Z_DEFAULT_STRATEGY) : (1, Z_RLE)
         case .level(let n): (Int32(min(max(n, 0), 9)), Z_DEFAULT_STRATEGY)
         }
         var stream = z_stream()
