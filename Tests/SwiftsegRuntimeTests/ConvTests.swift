@@ -100,6 +100,36 @@ final class ConvTests: XCTestCase {
         XCTAssertEqual(WinogradTile.forLayer(inChannels: 256, outChannels: 64), .f4x4)
     }
 
+    /// A conv that also max-pools its output (`pooledInto:`) writes exactly what the conv and then
+    /// `MaxPool2D.reference` write: Winograd pooling inside its tasks (both tile shapes; whole-map and tile-row
+    /// maps, rows split into chunks, odd sizes for `ceil_mode`, one and two threads), the other kernels after.
+    func testConvWithPoolingMatchesConvThenPool() {
+        let shapes = [(16, 16, 9, 13), (8, 24, 21, 20), (16, 8, 47, 331), (4, 16, 14, 650), (32, 1, 25, 27), (3, 8, 33, 65)]
+        for (n, (cin, cout, h, w)) in shapes.enumerated() {
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(500 + n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(600 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(700 + n))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(800 + n))
+            for tile in WinogradTile.allCases {
+                let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                                  bias: bias.data, prepareFastKernels: true, winogradTile: tile)
+                for policy in [ConvKernelPolicy.winograd, .gemm, .direct, .auto] {
+                    for (isa, context) in contextsForEveryISA(threads: 1 + n % 2, policy: policy) {
+                        for epilogue in [Conv2D.Epilogue.biasReLU, .biasReLUResidual(residual.view)] {
+                            let out = Tensor(channels: cout, height: h, width: w)
+                            let pooled = Tensor(channels: cout, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
+                            conv.forward(x.view, into: out.view, epilogue: epilogue, pooledInto: pooled.view, context: context)
+                            let expected = Tensor(channels: cout, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
+                            MaxPool2D.reference(out.view, into: expected.view)
+                            XCTAssertEqual(maxAbsDiff(pooled.view, expected.view), 0,
+                                           "\(tile) \(policy) \(cin)→\(cout) \(h)×\(w) \(epilogue) \(isa)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The direct 3×3 kernel against the reference: widths below, at and just past a vector (1, 15, 16, 17, 33)
     /// and long rows, one and two rows, output channels covering the 8-, 4- and 1-channel blocks, odd input
     /// channel counts (the paired partial sums), every epilogue, writing into a channel slice, each build the CPU

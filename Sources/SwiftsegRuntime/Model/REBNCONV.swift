@@ -9,9 +9,11 @@ public struct REBNCONV: Sendable {
                                 kernelSize: 3, dilation: dirate)
     }
 
-    /// `relu(bn(conv(x)))`, plus `residual` when given (the RSU block's final `hx1d + hxin`).
+    /// `relu(bn(conv(x)))`, plus `residual` when given (the RSU block's final `hx1d + hxin`); its 2×2 max-pool
+    /// into `pooled` when given (the encoder levels, pooled for the next one down).
     public func callAsFunction(_ x: TensorView, into out: TensorView, residual: TensorView? = nil,
-                               context: ExecutionContext) {
-        conv.forward(x, into: out, epilogue: residual.map { .biasReLUResidual($0) } ?? .biasReLU, context: context)
+                               pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
+        conv.forward(x, into: out, epilogue: residual.map { .biasReLUResidual($0) } ?? .biasReLU, pooledInto: pooled,
+                     context: context)
     }
 }

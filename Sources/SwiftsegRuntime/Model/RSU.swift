@@ -3,20 +3,24 @@ protocol RSUBlock: Sendable {
     var inChannels: Int { get }
     var outChannels: Int { get }
     var rebnconvin: REBNCONV { get }
-    /// Level `i` of the block's U on `input`, writing `hx{i}d` (plus `residual`, at level 1) into `out`.
-    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, context: ExecutionContext)
+    /// Level `i` of the block's U on `input`, writing `hx{i}d` (plus `residual`, at level 1) into `out`, and
+    /// its max-pool into `pooled` if given.
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, pooled: TensorView?,
+               context: ExecutionContext)
 }
 
 extension RSUBlock {
-    /// `hxin = rebnconvin(x)`, then the U from level 1, whose last REBNCONV adds `hxin` back: `hx1d + hxin`.
-    /// `x` is read only by the first conv and `out` written only by the last, so `out` may share memory with
-    /// `x` (U2Net's decoder stages write their output into their own input's buffer).
-    func callAsFunction(_ x: TensorView, into out: TensorView, context: ExecutionContext) {
+    /// `hxin = rebnconvin(x)`, then the U from level 1, whose last REBNCONV adds `hxin` back: `hx1d + hxin`
+    /// (and max-pools it into `pooled`, if given, for U2Net's next stage). `x` is read only by the first conv
+    /// and `out` written only by the last, so `out` may share memory with `x` (U2Net's decoder stages write
+    /// their output into their own input's buffer).
+    func callAsFunction(_ x: TensorView, into out: TensorView, pooledInto pooled: TensorView? = nil,
+                        context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
         let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
         rebnconvin(x, into: hxin, context: context)
-        level(1, input: hxin, into: out, residual: hxin, context: context)
+        level(1, input: hxin, into: out, residual: hxin, pooled: pooled, context: context)
     }
 }
 
@@ -54,27 +58,28 @@ public struct RSU: RSUBlock {
     /// Level `i` of the U: `hx{i} = rebnconv{i}(input)`, the deeper levels on its pooled copy, and
     /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer
     /// both halves are written into, so it costs nothing.
-    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, pooled blockPooled: TensorView?,
                context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
         let mid = midChannels
         let cat = arena.tensor(channels: 2 * mid, height: input.height, width: input.width)
         let hx = cat.channels(mid..<2 * mid)
-        rebnconv[i - 1](input, into: hx, context: context)
         if i == height - 1 {
+            rebnconv[i - 1](input, into: hx, context: context)
             rebnconv[height - 1](hx, into: cat.channels(0..<mid), context: context)  // dilated bottom, no pooling
         } else {
             let beforePooled = arena.mark()
-            let pooled = arena.tensor(channels: mid, height: MaxPool2D.outputSize(hx.height),
-                                      width: MaxPool2D.outputSize(hx.width))
-            MaxPool2D.forward(hx, into: pooled, context: context)
+            // The pooled map lives in the concat's upsampling half, unused until the deeper levels are done.
+            let pooled = TensorView(channels: mid, height: MaxPool2D.outputSize(input.height),
+                                    width: MaxPool2D.outputSize(input.width), data: cat.data)
+            rebnconv[i - 1](input, into: hx, pooledInto: pooled, context: context)  // pooled in the conv's tasks
             let deeper = arena.tensor(channels: mid, height: pooled.height, width: pooled.width)
-            level(i + 1, input: pooled, into: deeper, residual: nil, context: context)
+            level(i + 1, input: pooled, into: deeper, residual: nil, pooled: nil, context: context)
             ResizeBilinear.forward(deeper, into: cat.channels(0..<mid), context: context)
-            arena.release(to: beforePooled)  // pooled and deeper are consumed: the decoder reuses their room
+            arena.release(to: beforePooled)  // deeper is consumed: the decoder reuses its room
         }
-        rebnconvd[i - 1](cat, into: out, residual: residual, context: context)
+        rebnconvd[i - 1](cat, into: out, residual: residual, pooledInto: blockPooled, context: context)
     }
 }
 
@@ -107,7 +112,7 @@ public struct RSU4F: RSUBlock {
 
     /// Level `i`: `hx{i} = rebnconv{i}(input)`; `hx{i}d = rebnconv{i}d(cat(hx{i+1}d, hx{i}))`, with
     /// `hx4 = rebnconv4(hx3)` standing in for `hx4d` at the bottom.
-    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?,
+    func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, pooled: TensorView?,
                context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
@@ -118,8 +123,8 @@ public struct RSU4F: RSUBlock {
         if i == 3 {
             rebnconv[3](hx, into: cat.channels(0..<mid), context: context)
         } else {
-            level(i + 1, input: hx, into: cat.channels(0..<mid), residual: nil, context: context)
+            level(i + 1, input: hx, into: cat.channels(0..<mid), residual: nil, pooled: nil, context: context)
         }
-        rebnconvd[i - 1](cat, into: out, residual: residual, context: context)
+        rebnconvd[i - 1](cat, into: out, residual: residual, pooledInto: pooled, context: context)
     }
 }

@@ -111,10 +111,13 @@ public final class U2Net: Sendable {
         let cat = arena.tensor(channels: deeperChannels + enc.outChannels, height: input.height, width: input.width)
         let afterCat = arena.mark()
         let hx = cat.channels(deeperChannels..<cat.channels)
-        context.time(U2Net.encoderNames[i - 1]) { enc.callAsFunction(input, into: hx, context: context) }
-        let pooled = arena.tensor(channels: hx.channels, height: MaxPool2D.outputSize(hx.height),
-                                  width: MaxPool2D.outputSize(hx.width))
-        context.time("pool+resize") { MaxPool2D.forward(hx, into: pooled, context: context) }
+        // The stage's last conv pools its output for the next stage while each tile row is in cache, into the
+        // concat's upsampling half (the deeper decoder has as many channels as this encoder), unused until the
+        // deeper stages are done.
+        precondition(deeperChannels == hx.channels, "U²-Net's deeper decoder matches its encoder's channels")
+        let pooled = TensorView(channels: hx.channels, height: MaxPool2D.outputSize(hx.height),
+                                width: MaxPool2D.outputSize(hx.width), data: cat.data)
+        context.time(U2Net.encoderNames[i - 1]) { enc.callAsFunction(input, into: hx, pooledInto: pooled, context: context) }
         let deeper: TensorView
         if i == 5 {
             deeper = arena.tensor(channels: deeperChannels, height: pooled.height, width: pooled.width)
@@ -126,7 +129,7 @@ public final class U2Net: Sendable {
         context.time("pool+resize") {
             ResizeBilinear.forward(deeper, into: cat.channels(0..<deeperChannels), context: context)
         }
-        arena.release(to: afterCat)  // pooled and deeper are consumed: the decoder reuses their room
+        arena.release(to: afterCat)  // deeper is consumed: the decoder reuses its room
         let dec = decoder(i)
         let out = cat.channels(0..<dec.outChannels)
         context.time(U2Net.decoderNames[i - 1]) { dec.callAsFunction(cat, into: out, context: context) }

@@ -132,28 +132,31 @@ extension Conv2D {
     /// Whether this conv can run as Winograd (F(4×4) or F(6×4), as its weights were prepared).
     public var supportsWinograd: Bool { kernelSize == 3 && dilation == 1 && winograd != nil }
 
-    /// Runs the conv as Winograd in its weights' tile shape (they must have been prepared), whatever the policy.
+    /// Runs the conv as Winograd in its weights' tile shape (they must have been prepared), whatever the policy;
+    /// with `pooled`, each task also max-pools the output rows it wrote (``MaxPool2D``) while they are in
+    /// cache, instead of a pass over the whole output afterwards (tile rows start on even rows).
     ///
     /// ```swift
     /// conv.winogradForward(x, into: y, epilogue: .biasReLU, context: ctx)
     /// ```
     public func winogradForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
-                                context: ExecutionContext) {
+                                pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
+        if let pooled { MaxPool2D.checkShapes(output, pooled) }
         guard winograd != nil else { preconditionFailure("Winograd weights were not prepared for this conv") }
         let h = input.height, w = input.width
         let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: winograd!.tile)
         if tilesY * tilesX <= Conv2D.winogradWholeMapTiles {
-            winogradWholeMap(input, into: output, epilogue: epilogue, context: context)
+            winogradWholeMap(input, into: output, epilogue: epilogue, pooled: pooled, context: context)
             return
         }
-        winogradByTileRows(input, into: output, epilogue: epilogue, context: context)
+        winogradByTileRows(input, into: output, epilogue: epilogue, pooled: pooled, context: context)
     }
 
     /// Large maps: tasks are chunks of tile rows, each transforming, multiplying and transforming back its own
     /// tiles for all channels.
     private func winogradByTileRows(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
-                                    context: ExecutionContext) {
+                                    pooled: TensorView?, context: ExecutionContext) {
         let h = input.height, w = input.width
         let tile = winograd!.tile, positions = tile.positions
         let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
@@ -183,7 +186,7 @@ extension Conv2D {
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let (relu, residual) = epilogue.reluAndResidual
         parallelFor(count: rowGroups * chunks, threads: context.threads,
-                    WinogradTileRows(conv: self, input: input, output: output, relu: relu, residual: residual,
+                    WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, relu: relu, residual: residual,
                                      chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
                                      ld: ld, kernels: kernels, scratch: scratch))
     }
@@ -191,7 +194,7 @@ extension Conv2D {
     /// One task per chunk of tile rows: input transform, the GEMMs, output transform, all channels.
     struct WinogradTileRows: ParallelTasks {
         let conv: Conv2D
-        let input: TensorView, output: TensorView
+        let input: TensorView, output: TensorView, pooled: TensorView?
         let relu: Bool, residual: UnsafePointer<Float>?
         let chunks: Int, per: Int, nb: Int, rowStride: Int, rowsPerTask: Int, ld: Int
         let kernels: Kernels
@@ -217,6 +220,14 @@ extension Conv2D {
                 kernels.winogradOutput(tile)(m + r * rowStride, ld, conv.outChannels, conv.bias, output.data, h, w, ty0 + r,
                                        tx0, n, relu, residual, transformScratch)
             }
+            if let pooled {  // this task's rows and columns (both start even), pooled while in cache
+                let y1 = min(h, tile.height * (ty0 + rows)), x1 = min(w, 4 * (tx0 + n))
+                for c in 0..<conv.outChannels {
+                    MaxPool2D.pool(output.plane(c), height: h, width: w, into: pooled.plane(c),
+                                   rows: tile.height * ty0 / 2 ..< (y1 + 1) / 2, columns: 2 * tx0 ..< (x1 + 1) / 2,
+                                   row: kernels.maxPool2x2Row)
+                }
+            }
         }
     }
 
@@ -224,7 +235,7 @@ extension Conv2D {
     /// shared by the workers. Phase 1 splits the input transform by input channels; phase 2 splits the GEMMs
     /// and the output transform by blocks of output channels, each reading only its rows of U.
     private func winogradWholeMap(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
-                                  context: ExecutionContext) {
+                                  pooled: TensorView?, context: ExecutionContext) {
         let h = input.height, w = input.width
         let tile = winograd!.tile, positions = tile.positions
         let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
@@ -247,7 +258,7 @@ extension Conv2D {
         let blocks = max(1, min(2 * context.threads, outChannels / 8))
         let outPer = ((outChannels + blocks - 1) / blocks + 7) / 8 * 8
         parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads,
-                    WholeMapOutput(conv: self, input: input, output: output, relu: relu, residual: residual, v: v, m: m,
+                    WholeMapOutput(conv: self, input: input, output: output, pooled: pooled, relu: relu, residual: residual, v: v, m: m,
                                    ld: ld, outPer: outPer, kernels: kernels, scratch: scratch,
                                    transformOffset: vFloats + mFloats))
     }
@@ -279,7 +290,7 @@ extension Conv2D {
     /// output transform.
     struct WholeMapOutput: ParallelTasks {
         let conv: Conv2D
-        let input: TensorView, output: TensorView
+        let input: TensorView, output: TensorView, pooled: TensorView?
         let relu: Bool, residual: UnsafePointer<Float>?
         let v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>
         let ld: Int, outPer: Int
@@ -298,6 +309,12 @@ extension Conv2D {
                 kernels.winogradOutput(tile)(m + c0 * positions * ld + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
                                        h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
                                        scratch[worker] + transformOffset)
+            }
+            if let pooled {  // this task's channels, pooled while in cache
+                for c in c0..<c1 {
+                    MaxPool2D.pool(output.plane(c), height: h, width: w, into: pooled.plane(c), rows: 0..<pooled.height,
+                                   columns: 0..<pooled.width, row: kernels.maxPool2x2Row)
+                }
             }
         }
     }

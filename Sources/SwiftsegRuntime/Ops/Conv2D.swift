@@ -71,15 +71,25 @@ public struct Conv2D: @unchecked Sendable {
         }
     }
 
-    /// Runs the convolution with the kernel the context's policy selects.
+    /// Runs the convolution with the kernel the context's policy selects; with `pooled`, also writes the
+    /// output's 2×2 max-pool (``MaxPool2D``) there — Winograd while each tile row is still in cache, the other
+    /// kernels by a pass over the output afterwards.
+    ///
+    /// ```swift
+    /// conv.forward(x, into: hx, epilogue: .biasReLU, pooledInto: pooledHx, context: ctx)
+    /// ```
     public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
-                        context: ExecutionContext) {
+                        pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        switch selectKernel(policy: context.policy, height: input.height, width: input.width) {
+        if let pooled { MaxPool2D.checkShapes(output, pooled) }
+        let kernel = selectKernel(policy: context.policy, height: input.height, width: input.width)
+        switch kernel {
         case .reference:
             context.timeOp("conv reference") { referenceForward(input, into: output, epilogue: epilogue) }
         case .winograd:
-            context.timeOp("conv3x3 winograd") { winogradForward(input, into: output, epilogue: epilogue, context: context) }
+            context.timeOp("conv3x3 winograd") {
+                winogradForward(input, into: output, epilogue: epilogue, pooledInto: pooled, context: context)
+            }
         case .direct:
             context.timeOp("conv3x3 direct") { directForward(input, into: output, epilogue: epilogue, context: context) }
         case .gemm, .auto:
@@ -93,6 +103,7 @@ public struct Conv2D: @unchecked Sendable {
                 }
             }
         }
+        if let pooled, kernel != .winograd { MaxPool2D.forward(output, into: pooled, context: context) }
     }
 
     /// The kernel rule, deterministic per layer shape. `.auto` runs thin 3×3 dilation-1 layers with the direct

@@ -39,16 +39,26 @@ public enum MaxPool2D {
         let row: Kernels.MaxPoolRow
 
         func run(_ c: Int, worker: Int) {
-            let w = input.width, h = input.height, ow = output.width
-            let fullX = w / 2
-            let src = input.plane(c), dst = output.plane(c)
-            for oy in 0..<output.height {
-                let r0 = src + 2 * oy * w
-                let r1 = 2 * oy + 1 < h ? r0 + w : r0  // odd last row: its window is the row alone
-                let out = dst + oy * ow
-                row(r0, r1, out, fullX)
-                if fullX < ow { out[fullX] = max(r0[w - 1], r1[w - 1]) }
+            MaxPool2D.pool(input.plane(c), height: input.height, width: input.width, into: output.plane(c),
+                           rows: 0..<output.height, columns: 0..<output.width, row: row)
+        }
+    }
+
+    /// Output rows `rows` × columns `columns` of one channel: whole windows through the SIMD row kernel, the
+    /// odd last row and column (`ceil_mode`) as windows of their own. Also run by convolutions that pool their
+    /// own output while it is in cache (``Conv2D/forward(_:into:epilogue:pooledInto:context:)``).
+    static func pool(_ src: UnsafePointer<Float>, height h: Int, width w: Int, into dst: UnsafeMutablePointer<Float>,
+                     rows: Range<Int>, columns: Range<Int>, row: Kernels.MaxPoolRow) {
+        let ow = outputSize(w), fullX = w / 2
+        let whole = columns.lowerBound..<min(columns.upperBound, fullX)
+        for oy in rows {
+            let r0 = src + 2 * oy * w
+            let r1 = 2 * oy + 1 < h ? r0 + w : r0  // odd last row: its window is the row alone
+            let out = dst + oy * ow
+            if !whole.isEmpty {
+                row(r0 + 2 * whole.lowerBound, r1 + 2 * whole.lowerBound, out + whole.lowerBound, whole.count)
             }
+            if fullX < ow && columns.contains(fullX) { out[fullX] = max(r0[w - 1], r1[w - 1]) }
         }
     }
 
