@@ -90,23 +90,13 @@ public enum LanczosResampler {
             let t = taps(inSize: width, outSize: outW)
             var out = [UInt8](repeating: 0, count: outW * height * channels)
             current.withUnsafeBufferPointer { s in
-                t.weights.withUnsafeBufferPointer { w in
-                    out.withUnsafeMutableBufferPointer { o in
-                        // Each output sample: its taps along the row, `channels` apart.
-                        for y in 0..<height {
-                            let row = s.baseAddress! + y &* width &* channels
-                            let outRow = o.baseAddress! + y &* outW &* channels
-                            for xx in 0..<outW {
-                                let n = t.count[xx], k = w.baseAddress! + xx &* t.ksize
-                                let first = row + t.first[xx] &* channels
-                                for c in 0..<channels {
-                                    var acc = half
-                                    var p = first + c
-                                    for x in 0..<n { acc &+= Int32(p.pointee) &* k[x]; p += channels }
-                                    outRow[xx &* channels &+ c] = clip8(acc)
-                                }
-                            }
-                        }
+                out.withUnsafeMutableBufferPointer { o in
+                    switch channels {  // the channel count as a constant: all channels of a tap in one pass
+                    case 1: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 1)
+                    case 3: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 3)
+                    case 4: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 4)
+                    default: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW,
+                                            channels: channels)
                     }
                 }
             }
@@ -142,6 +132,47 @@ public enum LanczosResampler {
             current = out
         }
         return current
+    }
+
+    /// The horizontal pass: each output pixel sums its taps along the row, all `channels` (at most 4 at a
+    /// time) per tap, so each weight is loaded once; inlined with a constant `channels` at the call sites.
+    @inline(__always)
+    static func horizontalPass(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ t: Taps,
+                               width: Int, height: Int, outW: Int, channels: Int) {
+        let half = Int32(1 << (precisionBits - 1))
+        t.weights.withUnsafeBufferPointer { w in
+            t.first.withUnsafeBufferPointer { firsts in
+                t.count.withUnsafeBufferPointer { counts in
+                    for y in 0..<height {
+                        let row = src + y &* width &* channels
+                        let outRow = dst + y &* outW &* channels
+                        for xx in 0..<outW {
+                            let n = counts[xx], k = w.baseAddress! + xx &* t.ksize
+                            var c0 = 0
+                            while c0 < channels {
+                                let lanes = Swift.min(4, channels &- c0)
+                                var a0 = half, a1 = half, a2 = half, a3 = half
+                                var p = row + (firsts[xx] &* channels &+ c0)
+                                for x in 0..<n {
+                                    let weight = k[x]
+                                    a0 &+= Int32(p[0]) &* weight
+                                    if lanes > 1 { a1 &+= Int32(p[1]) &* weight }
+                                    if lanes > 2 { a2 &+= Int32(p[2]) &* weight }
+                                    if lanes > 3 { a3 &+= Int32(p[3]) &* weight }
+                                    p += channels
+                                }
+                                let o = outRow + (xx &* channels &+ c0)
+                                o[0] = clip8(a0)
+                                if lanes > 1 { o[1] = clip8(a1) }
+                                if lanes > 2 { o[2] = clip8(a2) }
+                                if lanes > 3 { o[3] = clip8(a3) }
+                                c0 &+= 4
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// The plain version of ``resize(_:channels:width:height:toWidth:toHeight:)`` (64-bit sums, one output
