@@ -17,55 +17,30 @@ extension WinogradKernels {
     public static func inputTransformF6x4(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
-        let x0 = 4 * tx0              // the first tile's first pixel (phase rows start there: columnOffset)
-        let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
-        let phaseStride = rowLength / 4
-        let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
-        let phases = padded + 64              // 8 rows × 4 column phases × phaseStride
-        let vectors = UnsafeMutableRawPointer(phases + 8 * rowLength).alignedUp(toMultipleOf: 64)
-            .bindMemory(to: Vector.self, capacity: 48)
-        let tmp = vectors
-        for ci in 0..<channels {
-            let plane = input + ci * h * w
-            // The 8 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
-            // of 16 consecutive tiles is one contiguous vector: phase[c mod 4][tile + c / 4 …].
-            // The next channel's rows are fetched while this one is split: on maps larger than the caches each
-            // channel's 8 short rows are separate streams the hardware prefetcher does not pick up in time.
-            let next = ci + 1 < channels ? plane + h * w : nil
-            for r in 0..<8 {
-                let rowPhases = phases + r * rowLength
-                let y = 6 * ty - 1 + r
-                guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
-                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
-                            padded: padded, into: rowPhases,
-                            prefetching: next.map { $0 + y * w })
+        splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 6 * ty - 1, patchRows: 8,
+                          firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
+            #if SWIFTSEG_PERMUTES
+            transformPhaseColumnsF6x4(phases, rowLength: rowLength, phaseStride: phaseStride,
+                                  v: v + ci * 48 * ld + t, ld: ld)
+            #else
+            // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
+            for c in 0..<6 {
+                let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
+                let b = inputColumn(SIMDKernels.load(column), SIMDKernels.load(column + rowLength),
+                                    SIMDKernels.load(column + 2 * rowLength), SIMDKernels.load(column + 3 * rowLength),
+                                    SIMDKernels.load(column + 4 * rowLength), SIMDKernels.load(column + 5 * rowLength),
+                                    SIMDKernels.load(column + 6 * rowLength), SIMDKernels.load(column + 7 * rowLength))
+                tmp[c] = b.0; tmp[6 + c] = b.1; tmp[12 + c] = b.2; tmp[18 + c] = b.3
+                tmp[24 + c] = b.4; tmp[30 + c] = b.5; tmp[36 + c] = b.6; tmp[42 + c] = b.7
             }
-            var t = 0
-            while t < nb {
-                #if SWIFTSEG_PERMUTES
-                transformPhaseColumnsF6x4(phases + t, rowLength: rowLength, phaseStride: phaseStride,
-                                      v: v + ci * 48 * ld + t, ld: ld)
-                #else
-                // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
-                for c in 0..<6 {
-                    let column = phases + t + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                    let b = inputColumn(SIMDKernels.load(column), SIMDKernels.load(column + rowLength),
-                                        SIMDKernels.load(column + 2 * rowLength), SIMDKernels.load(column + 3 * rowLength),
-                                        SIMDKernels.load(column + 4 * rowLength), SIMDKernels.load(column + 5 * rowLength),
-                                        SIMDKernels.load(column + 6 * rowLength), SIMDKernels.load(column + 7 * rowLength))
-                    tmp[c] = b.0; tmp[6 + c] = b.1; tmp[12 + c] = b.2; tmp[18 + c] = b.3
-                    tmp[24 + c] = b.4; tmp[30 + c] = b.5; tmp[36 + c] = b.6; tmp[42 + c] = b.7
-                }
-                for i in 0..<8 {
-                    let r = inputRow(tmp[i * 6], tmp[i * 6 + 1], tmp[i * 6 + 2], tmp[i * 6 + 3], tmp[i * 6 + 4], tmp[i * 6 + 5])
-                    let row = v + (ci * 48 + i * 6) * ld + t, step = ld
-                    SIMDKernels.store(r.0, row); SIMDKernels.store(r.1, row + step)
-                    SIMDKernels.store(r.2, row + 2 * step); SIMDKernels.store(r.3, row + 3 * step)
-                    SIMDKernels.store(r.4, row + 4 * step); SIMDKernels.store(r.5, row + 5 * step)
-                }
-                #endif
-                t += width
+            for i in 0..<8 {
+                let r = inputRow(tmp[i * 6], tmp[i * 6 + 1], tmp[i * 6 + 2], tmp[i * 6 + 3], tmp[i * 6 + 4], tmp[i * 6 + 5])
+                let row = v + (ci * 48 + i * 6) * ld + t, step = ld
+                SIMDKernels.store(r.0, row); SIMDKernels.store(r.1, row + step)
+                SIMDKernels.store(r.2, row + 2 * step); SIMDKernels.store(r.3, row + 3 * step)
+                SIMDKernels.store(r.4, row + 4 * step); SIMDKernels.store(r.5, row + 5 * step)
             }
+            #endif
         }
     }
 
@@ -81,32 +56,29 @@ extension WinogradKernels {
         return (r0, r1, r2, r3, r4, r5, r6, r7)
     }
 
-    /// Rows 1 and 2 of F(6, 3)'s Bᵀ d: (d2 + d6 − 17/4·d4) ± (d1 + d5 − 17/4·d3).
+    /// A ± pair of F(6, 3)'s Bᵀ rows: (α·d2 + β·d4 + d6) ± (γ·d1 + δ·d3 + ε·d5). Rows 1 and 2 are
+    /// (1, −17/4; 1, −17/4, 1), rows 3 and 4 (¼, −5/4; ½, −5/2, 2), rows 5 and 6 (4, −5; 2, −5/2, ½).
+    @inline(__always)
+    static func inputColumnPair(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector,
+                                _ alpha: Float, _ beta: Float, _ gamma: Float, _ delta: Float, _ epsilon: Float)
+        -> (Vector, Vector) {
+        @inline(__always) func v(_ x: Float) -> Vector { Vector(repeating: x) }
+        let p = SIMDKernels.multiplyAdd(v(alpha), d2, SIMDKernels.multiplyAdd(v(beta), d4, d6))
+        let q = SIMDKernels.multiplyAdd(v(gamma), d1, SIMDKernels.multiplyAdd(v(delta), d3, epsilon == 1 ? d5 : v(epsilon) * d5))
+        return (p + q, p - q)
+    }
+
     @inline(__always)
     static func inputColumnRows12(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) {
-        let c = Vector(repeating: -4.25)
-        let p = SIMDKernels.multiplyAdd(c, d4, d2 + d6), q = SIMDKernels.multiplyAdd(c, d3, d1 + d5)
-        return (p + q, p - q)
-    }
+        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 1, -4.25, 1, -4.25, 1) }
 
-    /// Rows 3 and 4: (d6 + ¼·d2 − 5/4·d4) ± (½·d1 − 5/2·d3 + 2·d5).
     @inline(__always)
     static func inputColumnRows34(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) {
-        let p = SIMDKernels.multiplyAdd(Vector(repeating: 0.25), d2, SIMDKernels.multiplyAdd(Vector(repeating: -1.25), d4, d6))
-        let q = SIMDKernels.multiplyAdd(Vector(repeating: 0.5), d1, SIMDKernels.multiplyAdd(Vector(repeating: -2.5), d3, 2 * d5))
-        return (p + q, p - q)
-    }
+        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 0.25, -1.25, 0.5, -2.5, 2) }
 
-    /// Rows 5 and 6: (d6 + 4·d2 − 5·d4) ± (2·d1 − 5/2·d3 + ½·d5).
     @inline(__always)
     static func inputColumnRows56(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) {
-        let p = SIMDKernels.multiplyAdd(Vector(repeating: 4), d2, SIMDKernels.multiplyAdd(Vector(repeating: -5), d4, d6))
-        let q = SIMDKernels.multiplyAdd(Vector(repeating: 2), d1, SIMDKernels.multiplyAdd(Vector(repeating: -2.5), d3, 0.5 * d5))
-        return (p + q, p - q)
-    }
+        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 4, -5, 2, -2.5, 0.5) }
 
     /// Rows 0 and 7: d0 − d6 + 21/4·(d4 − d2) and d7 − d1 + 21/4·(d3 − d5).
     @inline(__always)
@@ -163,14 +135,8 @@ extension WinogradKernels {
                 // into 64 pixels (4 per tile) with the epilogue.
                 let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
                 for i in 0..<rows {
-                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
-                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                    let y0 = t0 + t1 + t2 + t3 + t4 + b
-                    let y1 = t1 - t2 + 2 * (t3 - t4) + b
-                    let y2 = t1 + t2 + 4 * (t3 + t4) + b
-                    let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
                     let offset = (6 * ty + i) * w + ox0
-                    storeRow(y0, y1, y2, y3, count: count, into: plane + offset, relu: relu,
+                    storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset, relu: relu,
                              residual: res.map { $0 + offset }, scratch: ys)
                 }
                 t += width

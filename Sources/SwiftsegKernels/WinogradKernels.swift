@@ -31,60 +31,73 @@ public enum WinogradKernels {
     public static func inputTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
+        splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 4 * ty - 1, patchRows: 6,
+                          firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
+            #if SWIFTSEG_PERMUTES
+            transformPhaseColumns(phases, rowLength: rowLength, phaseStride: phaseStride,
+                                  v: v + ci * 36 * ld + t, ld: ld)
+            #else
+            // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
+            for c in 0..<6 {
+                let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
+                let d0 = SIMDKernels.load(column), d1 = SIMDKernels.load(column + rowLength)
+                let d2 = SIMDKernels.load(column + 2 * rowLength), d3 = SIMDKernels.load(column + 3 * rowLength)
+                let d4 = SIMDKernels.load(column + 4 * rowLength), d5 = SIMDKernels.load(column + 5 * rowLength)
+                tmp[c] = 4 * d0 - 5 * d2 + d4
+                tmp[6 + c] = -4 * (d1 + d2) + d3 + d4
+                tmp[12 + c] = 4 * (d1 - d2) - d3 + d4
+                tmp[18 + c] = 2 * (d3 - d1) - d2 + d4
+                tmp[24 + c] = 2 * (d1 - d3) - d2 + d4
+                tmp[30 + c] = 4 * d1 - 5 * d3 + d5
+            }
+            for i in 0..<6 {
+                let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
+                let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
+                let row = v + (ci * 36 + i * 6) * ld + t, step = ld
+                SIMDKernels.store(4 * t0 - 5 * t2 + t4, row)
+                SIMDKernels.store(-4 * (t1 + t2) + t3 + t4, row + step)
+                SIMDKernels.store(4 * (t1 - t2) - t3 + t4, row + 2 * step)
+                SIMDKernels.store(2 * (t3 - t1) - t2 + t4, row + 3 * step)
+                SIMDKernels.store(2 * (t1 - t3) - t2 + t4, row + 4 * step)
+                SIMDKernels.store(4 * t1 - 5 * t3 + t5, row + 5 * step)
+            }
+            #endif
+        }
+    }
+
+    /// What both input transforms share: per channel, its `patchRows` input rows from `firstRow` (zeros outside
+    /// the image) split by column phase (x mod 4) into the scratch, so the value at patch column c of 16
+    /// consecutive tiles is one contiguous vector (``columnOffset(_:phaseStride:)``); then `transform(channel,
+    /// tile, phases + tile, rowLength, phaseStride, vectorScratch)` for each group of 16 tiles. The next
+    /// channel's rows are fetched while this one is split: on maps larger than the caches each channel's short
+    /// rows are separate streams the hardware prefetcher does not pick up in time.
+    @inline(__always)
+    static func splitAndTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
+                                  firstRow: Int, patchRows: Int, firstTile tx0: Int, tiles nb: Int,
+                                  scratch: UnsafeMutablePointer<Float>,
+                                  _ transform: (_ channel: Int, _ tile: Int, _ phases: UnsafePointer<Float>,
+                                                _ rowLength: Int, _ phaseStride: Int,
+                                                _ tmp: UnsafeMutablePointer<Vector>) -> Void) {
         let x0 = 4 * tx0              // the first tile's first pixel (phase rows start there: columnOffset)
         let rowLength = 4 * nb + 64   // whole 64-float blocks covering the 4·nb + 2 patch columns
         let phaseStride = rowLength / 4
         let padded = scratch                  // 64 pixels of an input row at the image edge, zero-padded
-        let phases = padded + 64              // 6 rows × 4 column phases × phaseStride
-        let vectors = UnsafeMutableRawPointer(phases + 6 * rowLength).alignedUp(toMultipleOf: 64)
-            .bindMemory(to: Vector.self, capacity: 36)
-        let tmp = vectors
+        let phases = padded + 64              // patchRows rows × 4 column phases × phaseStride
+        let tmp = UnsafeMutableRawPointer(phases + patchRows * rowLength).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Vector.self, capacity: 48)
         for ci in 0..<channels {
             let plane = input + ci * h * w
-            // The 6 input rows of this tile row split by column phase (x mod 4), so the value at patch column c
-            // of 16 consecutive tiles is one contiguous vector: phase[c mod 4][tile + c / 4 …].
-            // The next channel's rows are fetched while this one is split: on maps larger than the caches each
-            // channel's 6 short rows are separate streams the hardware prefetcher does not pick up in time.
             let next = ci + 1 < channels ? plane + h * w : nil
-            for r in 0..<6 {
+            for r in 0..<patchRows {
                 let rowPhases = phases + r * rowLength
-                let y = 4 * ty - 1 + r
+                let y = firstRow + r
                 guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
                 splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
-                            padded: padded, into: rowPhases,
-                            prefetching: next.map { $0 + y * w })
+                            padded: padded, into: rowPhases, prefetching: next.map { $0 + y * w })
             }
             var t = 0
             while t < nb {
-                #if SWIFTSEG_PERMUTES
-                transformPhaseColumns(phases + t, rowLength: rowLength, phaseStride: phaseStride,
-                                      v: v + ci * 36 * ld + t, ld: ld)
-                #else
-                // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
-                for c in 0..<6 {
-                    let column = phases + t + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                    let d0 = SIMDKernels.load(column), d1 = SIMDKernels.load(column + rowLength)
-                    let d2 = SIMDKernels.load(column + 2 * rowLength), d3 = SIMDKernels.load(column + 3 * rowLength)
-                    let d4 = SIMDKernels.load(column + 4 * rowLength), d5 = SIMDKernels.load(column + 5 * rowLength)
-                    tmp[c] = 4 * d0 - 5 * d2 + d4
-                    tmp[6 + c] = -4 * (d1 + d2) + d3 + d4
-                    tmp[12 + c] = 4 * (d1 - d2) - d3 + d4
-                    tmp[18 + c] = 2 * (d3 - d1) - d2 + d4
-                    tmp[24 + c] = 2 * (d1 - d3) - d2 + d4
-                    tmp[30 + c] = 4 * d1 - 5 * d3 + d5
-                }
-                for i in 0..<6 {
-                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
-                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                    let row = v + (ci * 36 + i * 6) * ld + t, step = ld
-                    SIMDKernels.store(4 * t0 - 5 * t2 + t4, row)
-                    SIMDKernels.store(-4 * (t1 + t2) + t3 + t4, row + step)
-                    SIMDKernels.store(4 * (t1 - t2) - t3 + t4, row + 2 * step)
-                    SIMDKernels.store(2 * (t3 - t1) - t2 + t4, row + 3 * step)
-                    SIMDKernels.store(2 * (t1 - t3) - t2 + t4, row + 4 * step)
-                    SIMDKernels.store(4 * t1 - 5 * t3 + t5, row + 5 * step)
-                }
-                #endif
+                transform(ci, t, phases + t, rowLength, phaseStride, tmp)
                 t += width
             }
         }
@@ -121,14 +134,8 @@ public enum WinogradKernels {
                 // into 64 pixels (4 per tile) with the epilogue.
                 let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
                 for i in 0..<4 where 4 * ty + i < h {
-                    let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
-                    let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                    let y0 = t0 + t1 + t2 + t3 + t4 + b
-                    let y1 = t1 - t2 + 2 * (t3 - t4) + b
-                    let y2 = t1 + t2 + 4 * (t3 + t4) + b
-                    let y3 = t1 - t2 + 8 * (t3 - t4) + t5 + b
                     let offset = (4 * ty + i) * w + ox0
-                    storeRow(y0, y1, y2, y3, count: count, into: plane + offset, relu: relu,
+                    storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset, relu: relu,
                              residual: res.map { $0 + offset }, scratch: ys)
                 }
                 t += width
@@ -165,6 +172,16 @@ public enum WinogradKernels {
         return (SIMDKernels.multiplyAdd(four, d0, SIMDKernels.multiplyAdd(minusFive, d2, d4)),
                 p + q, p - q, s + t, s - t,
                 SIMDKernels.multiplyAdd(four, d1, SIMDKernels.multiplyAdd(minusFive, d3, d5)))
+    }
+
+    /// One output row of 16 tiles from its row of Aᵀ M (the 6 vectors at `am`): F(4, 3)'s Aᵀ across, plus the
+    /// bias, stored by ``storeRow(_:_:_:_:count:into:relu:residual:scratch:)``. Both tile shapes end this way.
+    @inline(__always)
+    static func storeRow(across am: UnsafePointer<Vector>, bias b: Vector, count: Int, into out: UnsafeMutablePointer<Float>,
+                         relu: Bool, residual: UnsafePointer<Float>?, scratch ys: UnsafeMutablePointer<Vector>) {
+        let t0 = am[0], t1 = am[1], t2 = am[2], t3 = am[3], t4 = am[4], t5 = am[5]
+        storeRow(t0 + t1 + t2 + t3 + t4 + b, t1 - t2 + 2 * (t3 - t4) + b, t1 + t2 + 4 * (t3 + t4) + b,
+                 t1 - t2 + 8 * (t3 - t4) + t5 + b, count: count, into: out, relu: relu, residual: residual, scratch: ys)
     }
 
     /// One output row of 16 tiles: `y0…y3` hold columns 0…3 of each tile (bias added), interleaved into `count`
