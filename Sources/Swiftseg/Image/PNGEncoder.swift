@@ -31,8 +31,8 @@ enum PNGEncoder {
                 }
             }
         }
-        let compressed = try deflate(filtered, compression,
-                                     grayContent: bitDepth == 8 && channels >= 3 && isGray(pixels, channels: channels))
+        let grayContent = compression == .fast && bitDepth == 8 && channels >= 3 && isGray(pixels, channels: channels)
+        let compressed = try deflate(filtered, compression, grayContent: grayContent)
         let colorType: UInt8 = channels == 1 ? 0 : channels == 3 ? 2 : 6
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         out.reserveCapacity(compressed.count + 64)

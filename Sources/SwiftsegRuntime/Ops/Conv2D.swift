@@ -24,7 +24,7 @@ public struct Conv2D: @unchecked Sendable {
     public let taps: TapWeights?
 
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
-    ///   3×3 dilation-1 convs (``winogradForward(_:into:epilogue:context:)``, 4× the weights' memory in 4×4
+    ///   3×3 dilation-1 convs (``winogradForward(_:into:epilogue:pooledInto:context:)``, 4× the weights' memory in 4×4
     ///   tiles, 5.3× in 6×4 ones), regrouped by tap for dilated 3×3 convs
     ///   (``dilatedTapsForward(_:into:epilogue:context:)``, 1×).
     /// - Parameter winogradTile: the Winograd tile shape (default: the layer's,
