@@ -166,14 +166,10 @@ extension WinogradKernels {
     static func transformPhaseColumnsF6x4(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int) {
         @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
-            let offset: Int = r &* rowLength &+ columnOffset(c, phaseStride: phaseStride)
-            return SIMDKernels.load(phases + offset)
+            patchVector(phases, row: r, column: c, rowLength: rowLength, phaseStride: phaseStride)
         }
         @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {
-            let row = v + i &* 6 &* ld
-            SIMDKernels.store(h.0, row); SIMDKernels.store(h.1, row + ld); SIMDKernels.store(h.2, row + 2 &* ld)
-            SIMDKernels.store(h.3, row + 3 &* ld); SIMDKernels.store(h.4, row + 4 &* ld)
-            SIMDKernels.store(h.5, row + 5 &* ld)
+            storeVRows(h, patchRow: i, into: v, ld: ld)
         }
         // Two pairs of Bᵀ d rows at a time for the 6 patch columns (24 vectors; each pair of pairs shares its
         // loads), then Bᵀ across each row into V.

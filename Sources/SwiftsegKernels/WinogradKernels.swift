@@ -447,14 +447,10 @@ extension WinogradKernels {
     static func transformPhaseColumns(_ phases: UnsafePointer<Float>, rowLength: Int, phaseStride: Int,
                                       v: UnsafeMutablePointer<Float>, ld: Int) {
         @inline(__always) func d(_ r: Int, _ c: Int) -> Vector {
-            let offset: Int = r &* rowLength &+ columnOffset(c, phaseStride: phaseStride)
-            return SIMDKernels.load(phases + offset)
+            patchVector(phases, row: r, column: c, rowLength: rowLength, phaseStride: phaseStride)
         }
         @inline(__always) func store(_ i: Int, _ h: (Vector, Vector, Vector, Vector, Vector, Vector)) {
-            let row = v + i &* 6 &* ld
-            SIMDKernels.store(h.0, row); SIMDKernels.store(h.1, row + ld); SIMDKernels.store(h.2, row + 2 &* ld)
-            SIMDKernels.store(h.3, row + 3 &* ld); SIMDKernels.store(h.4, row + 4 &* ld)
-            SIMDKernels.store(h.5, row + 5 &* ld)
+            storeVRows(h, patchRow: i, into: v, ld: ld)
         }
         let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
         // Rows 1 and 2 of Bᵀ d: (d4 − 4·d2) ± (d3 − 4·d1).
@@ -483,6 +479,23 @@ extension WinogradKernels {
         }
         store(0, inputRow(row0(0), row0(1), row0(2), row0(3), row0(4), row0(5)))
         store(5, inputRow(row5(0), row5(1), row5(2), row5(3), row5(4), row5(5)))
+    }
+
+    /// Patch row `r`, column `c` of 16 tiles, from a group's phase rows (``columnOffset(_:phaseStride:)``).
+    @inline(__always)
+    static func patchVector(_ phases: UnsafePointer<Float>, row r: Int, column c: Int, rowLength: Int,
+                            phaseStride: Int) -> Vector {
+        SIMDKernels.load(phases + (r &* rowLength &+ columnOffset(c, phaseStride: phaseStride)))
+    }
+
+    /// V's rows for patch row `i` (positions 6i … 6i + 5), `ld` apart.
+    @inline(__always)
+    static func storeVRows(_ h: (Vector, Vector, Vector, Vector, Vector, Vector), patchRow i: Int,
+                           into v: UnsafeMutablePointer<Float>, ld: Int) {
+        let row = v + i &* 6 &* ld
+        SIMDKernels.store(h.0, row); SIMDKernels.store(h.1, row + ld); SIMDKernels.store(h.2, row + 2 &* ld)
+        SIMDKernels.store(h.3, row + 3 &* ld); SIMDKernels.store(h.4, row + 4 &* ld)
+        SIMDKernels.store(h.5, row + 5 &* ld)
     }
 
     /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the builds with lane permutes (AVX2, AVX-512), out of line so that the
