@@ -98,10 +98,8 @@ func parseOptions(_ args: [String]) -> Options {
         case "--concurrent": o.concurrent = ints(value(), "--concurrent")[0]
         case "--png-compression":
             let v = value()
-            if v != "fast" {
-                guard let level = Int(v), (0...9).contains(level) else { die("--png-compression expects fast or 0…9, got '\(v)'") }
-                o.pngCompression = .level(level)
-            }
+            guard let compression = PNGCompression(v) else { die("--png-compression expects fast or 0…9, got '\(v)'") }
+            o.pngCompression = compression
         case "--layers": o.layers = true
         case "--channels":
             let v = value()

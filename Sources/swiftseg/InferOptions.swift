@@ -110,11 +110,11 @@ struct InferOptions {
         lifting.request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
         decoding.appliesOrientation = !args.has("--ignore-orientation")
         decoding.maxPixels = try args.positiveInt("--max-pixels", default: decoding.maxPixels)
-        if let text = args.value("--png-compression"), text != "fast" {
-            guard let level = Int(text), (0...9).contains(level) else {
+        if let text = args.value("--png-compression") {
+            guard let compression = PNGCompression(text) else {
                 throw CLIError.usage("--png-compression expects fast or a level 0…9, got '\(text)'")
             }
-            encoding.pngCompression = .level(level)
+            encoding.pngCompression = compression
         }
         encoding.jpegQuality = Int(try Self.number(args, "--jpeg-quality", default: 90, in: 1...100))
         if let name = args.value("--format") {

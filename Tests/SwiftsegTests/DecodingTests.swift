@@ -107,6 +107,11 @@ final class EncodingTests: XCTestCase {
         }
         XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.level(9)]!, "level 9 is smaller than stored")
         XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.fast]!, "fast compresses")
+        for compression in [PNGCompression.fast, .level(0), .level(9)] {  // the option's spelling round-trips
+            XCTAssertEqual(PNGCompression(compression.description), compression)
+        }
+        XCTAssertNil(PNGCompression("10"))
+        XCTAssertNil(PNGCompression("best"))
         let astronaut = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))  // 512×512: many rows, all filters
         XCTAssertEqual(try Image(encoded: try astronaut.pngData(), name: "mem"), astronaut)
         let gray = try Image(contentsOfFile: Fixtures.path("decode/gray8.png"))

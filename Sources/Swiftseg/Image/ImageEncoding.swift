@@ -31,6 +31,18 @@ public enum PNGCompression: Sendable, Hashable, CustomStringConvertible {
     /// A zlib level, 0 (stored, fastest) … 9 (smallest); 6 is libpng's and Pillow's default.
     case level(Int)
 
+    /// Parses the `--png-compression` spelling: `fast`, or a level 0…9 (nil otherwise).
+    ///
+    /// ```swift
+    /// PNGCompression("fast")   // .fast
+    /// PNGCompression("9")      // .level(9)
+    /// ```
+    public init?(_ text: String) {
+        if text == "fast" { self = .fast; return }
+        guard let level = Int(text), (0...9).contains(level) else { return nil }
+        self = .level(level)
+    }
+
     /// `fast`, or a level clamped to 0…9, as the `--png-compression` option spells it.
     public var description: String {
         switch self {

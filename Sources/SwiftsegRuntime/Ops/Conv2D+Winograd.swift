@@ -75,16 +75,19 @@ public final class WinogradWeights: @unchecked Sendable {
         }
     }
 
+    /// G's rows for F(4, 3) (6 × 3) and F(6, 3) (8 × 3); built once, not per kernel.
+    static let f43: [(Double, Double, Double)] = [(1.0 / 4, 0, 0), (-1.0 / 6, -1.0 / 6, -1.0 / 6),
+                                                  (-1.0 / 6, 1.0 / 6, -1.0 / 6), (1.0 / 24, 1.0 / 12, 1.0 / 6),
+                                                  (1.0 / 24, -1.0 / 12, 1.0 / 6), (0, 0, 1)]
+    static let f63: [(Double, Double, Double)] = [(1, 0, 0), (-2.0 / 9, -2.0 / 9, -2.0 / 9), (-2.0 / 9, 2.0 / 9, -2.0 / 9),
+                                                  (1.0 / 90, 1.0 / 45, 2.0 / 45), (1.0 / 90, -1.0 / 45, 2.0 / 45),
+                                                  (32.0 / 45, 16.0 / 45, 8.0 / 45), (32.0 / 45, -16.0 / 45, 8.0 / 45),
+                                                  (0, 0, 1)]
+
     /// U = G g Gᵀ for one 3×3 kernel g (row-major), handing out the values by position `i·6 + j`: G down the
     /// rows i is F(6, 3)'s (8 × 3) for `.f6x4`, F(4, 3)'s (6 × 3) for `.f4x4`; across the columns j always F(4, 3)'s.
     @inline(__always)
     static func transform(_ k: UnsafePointer<Float>, _ tile: WinogradTile, _ store: (Int, Float) -> Void) {
-        let f43: [(Double, Double, Double)] = [(1.0 / 4, 0, 0), (-1.0 / 6, -1.0 / 6, -1.0 / 6),
-                                               (-1.0 / 6, 1.0 / 6, -1.0 / 6), (1.0 / 24, 1.0 / 12, 1.0 / 6),
-                                               (1.0 / 24, -1.0 / 12, 1.0 / 6), (0, 0, 1)]
-        let f63: [(Double, Double, Double)] = [(1, 0, 0), (-2.0 / 9, -2.0 / 9, -2.0 / 9), (-2.0 / 9, 2.0 / 9, -2.0 / 9),
-                                               (1.0 / 90, 1.0 / 45, 2.0 / 45), (1.0 / 90, -1.0 / 45, 2.0 / 45),
-                                               (32.0 / 45, 16.0 / 45, 8.0 / 45), (32.0 / 45, -16.0 / 45, 8.0 / 45), (0, 0, 1)]
         let down = tile == .f6x4 ? f63 : f43
         let k0 = (Double(k[0]), Double(k[1]), Double(k[2]))
         let k1 = (Double(k[3]), Double(k[4]), Double(k[5]))
@@ -117,7 +120,7 @@ extension Conv2D {
     /// Largest V (positions × Cin × tiles floats) a tile-row task may build: the GEMMs read it position by
     /// position after the input transform wrote all of it, so it has to stay in the 2 MB L2 in between. Two
     /// 40-tile rows of 6×4 tiles on a 128-channel layer make 2.4 MB (`--layers`: 128→64 at 160×160 16.5 ms, with
-    /// one row per task instead 13.x ms); one 80-tile row at 320×320, 2.0 MB, still fits.
+    /// one row per task instead 13.5 ms); one 80-tile row at 320×320, 2.0 MB, still fits.
     static let winogradMaxVBytes = 2 << 20
     /// Maps with at most this many tiles (up to 44×44 in 4×4 tiles, 52×52 in 6×4) run whole-map: every task's GEMMs cover all tiles and
     /// tasks split the output channels instead, so U (36 × Cin × Cout, up to 75 MB on u2net's 1024-channel
