@@ -19,7 +19,7 @@ extension WinogradKernels {
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
         splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 6 * ty - 1, patchRows: 8,
                           firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
-            #if SWIFTSEG_PERMUTES
+            #if SWIFTSEG_32_REGISTERS
             transformPhaseColumnsF6x4(phases, rowLength: rowLength, phaseStride: phaseStride,
                                   v: v + ci * 48 * ld + t, ld: ld)
             #else
@@ -155,8 +155,8 @@ extension WinogradKernels {
 
 }
 
-// The builds with lane permutes and FMA (AVX2, AVX-512): the store-saving form, as for F(4×4).
-#if SWIFTSEG_PERMUTES
+// The build with 32 vector registers (AVX-512): the store-saving form, as for F(4×4).
+#if SWIFTSEG_32_REGISTERS
 extension WinogradKernels {
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
     /// `phases + r · rowLength + columnOffset(c)`), V's 48 rows `ld` apart: two patch rows of

@@ -33,7 +33,7 @@ public enum WinogradKernels {
                                       v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
         splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 4 * ty - 1, patchRows: 6,
                           firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
-            #if SWIFTSEG_PERMUTES
+            #if SWIFTSEG_32_REGISTERS
             transformPhaseColumns(phases, rowLength: rowLength, phaseStride: phaseStride,
                                   v: v + ci * 36 * ld + t, ld: ld)
             #else
@@ -510,9 +510,11 @@ extension WinogradKernels {
     #endif
 }
 
-// The input transform for the builds with lane permutes and FMA (AVX2, AVX-512): fewer stores per 16-tile group
-// (60 instead of 96; stores are the scarce port: one 512-bit store every other cycle on Zen 4).
-#if SWIFTSEG_PERMUTES
+// The input transform for the build with 32 vector registers (AVX-512): fewer stores per 16-tile group (60
+// instead of 96; stores are the scarce port: one 512-bit store every other cycle on Zen 4). With 16 registers
+// (AVX2, where a 16-float vector takes two) its 24 live vectors spilled: 168 stack stores in the F(6×4)
+// transform, which then took 22 % longer than the scratch form the other builds use (Zen 3, PERF.md).
+#if SWIFTSEG_32_REGISTERS
 extension WinogradKernels {
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
     /// `phases + r · rowLength + columnOffset(c)`), V's 36 rows `ld` apart: two V rows at a time,
@@ -573,6 +575,12 @@ extension WinogradKernels {
         SIMDKernels.store(h.5, row + 5 &* ld)
     }
 
+}
+#endif
+
+// Splitting input rows by column phase with lane permutes (AVX2, AVX-512).
+#if SWIFTSEG_PERMUTES
+extension WinogradKernels {
     /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the builds with lane permutes (AVX2, AVX-512), out of line so that the
     /// interior loop gets registers of its own: 64 pixels → 4 phase vectors in two shuffle levels (phases 0 and 2,
     /// and 1 and 3, of each pair of vectors, then whole halves: 8 shuffles where one permute per source vector
