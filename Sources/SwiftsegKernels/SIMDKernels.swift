@@ -5,7 +5,8 @@
 /// picks one at run time. Inside, `#if` picks per build (the conditions are set in Package.swift):
 /// `SWIFTSEG_FMA` (or arm64) fuses multiply-adds, `SWIFTSEG_PERMUTES` (or arm64) uses lane permutes (AVX2's
 /// `vpermps`, AVX-512's two-source `vpermt2ps`, NEON's `uzp`/`zip`); SSE2 gets scalar shuffles instead.
-/// `SWIFTSEG_32_REGISTERS` (AVX-512) allows register blocks that need 32 vector registers.
+/// `SWIFTSEG_32_REGISTERS` (AVX-512) allows register blocks and transform forms that keep more than 16 vector
+/// registers live (the 8×32 GEMM block, the store-saving Winograd input transforms).
 public enum SIMDKernels {
     /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
     public typealias Vector = SIMD16<Float>

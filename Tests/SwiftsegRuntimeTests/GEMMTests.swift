@@ -29,7 +29,8 @@ final class GEMMTests: XCTestCase {
     }
 
     /// The Winograd channel-mix kernel (WinogradKernels.gemm, every build the CPU runs) against the Double reference: rows
-    /// not a multiple of the 8-row block, columns not a multiple of the vector, leading dimensions with gaps.
+    /// not a multiple of the row blocks (8 with 32 vector registers; 6 and 4 in the other builds), columns not a
+    /// multiple of the vector, leading dimensions with gaps.
     /// It computes whole 16-column vectors, so C is checked up to there and must be untouched beyond.
     func testWinogradGEMMKernelMatchesReference() {
         typealias Kernel = (Int, Int, Int, UnsafePointer<Float>, Int, UnsafePointer<Float>, Int,
