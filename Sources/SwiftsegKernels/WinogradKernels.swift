@@ -344,7 +344,7 @@ extension WinogradKernels {
         while i + 6 <= 6 * sixes {
             var j = 0
             while j < columns {
-                gemm6x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                gemmRows16(6, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
                 j += width
             }
             i += 6
@@ -352,7 +352,7 @@ extension WinogradKernels {
         while i + 4 <= m {
             var j = 0
             while j < columns {
-                gemm4x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                gemmRows16(4, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
                 j += width
             }
             i += 4
@@ -459,40 +459,17 @@ extension WinogradKernels {
         SIMDKernels.store(c70, cp + 7 * ldc)
     }
     #else
-    /// 6 rows × 16 columns of C. (A's rows as six pointers: indexing `ap[r · lda + kk]` made the loop
-    /// recompute and overflow-check five offsets per k.)
+    /// `rows` (6 or 4: a constant at each call, so a 4-row block's unused accumulators fold away) rows × 16
+    /// columns of C. A's rows are six pointers: indexing `ap[r · lda + kk]` made the loop recompute and
+    /// overflow-check five offsets per k.
     @inline(__always)
-    static func gemm6x16(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemmRows16(_ rows: Int, k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>,
+                           ldb: Int, c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+        let six = rows == 6
         let zero = Vector(repeating: 0)
         var c0 = zero, c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero
-        let a0 = ap, a1 = ap + lda, a2 = ap + 2 * lda, a3 = ap + 3 * lda, a4 = ap + 4 * lda, a5 = ap + 5 * lda
-        var bp = b
-        for kk in 0..<k {
-            let b0 = SIMDKernels.load(bp)
-            c0 = SIMDKernels.multiplyAdd(Vector(repeating: a0[kk]), b0, c0)
-            c1 = SIMDKernels.multiplyAdd(Vector(repeating: a1[kk]), b0, c1)
-            c2 = SIMDKernels.multiplyAdd(Vector(repeating: a2[kk]), b0, c2)
-            c3 = SIMDKernels.multiplyAdd(Vector(repeating: a3[kk]), b0, c3)
-            c4 = SIMDKernels.multiplyAdd(Vector(repeating: a4[kk]), b0, c4)
-            c5 = SIMDKernels.multiplyAdd(Vector(repeating: a5[kk]), b0, c5)
-            bp += ldb
-        }
-        SIMDKernels.store(c0, cp)
-        SIMDKernels.store(c1, cp + ldc)
-        SIMDKernels.store(c2, cp + 2 * ldc)
-        SIMDKernels.store(c3, cp + 3 * ldc)
-        SIMDKernels.store(c4, cp + 4 * ldc)
-        SIMDKernels.store(c5, cp + 5 * ldc)
-    }
-
-    /// 4 rows × 16 columns of C.
-    @inline(__always)
-    static func gemm4x16(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
-        let zero = Vector(repeating: 0)
-        var c0 = zero, c1 = zero, c2 = zero, c3 = zero
         let a0 = ap, a1 = ap + lda, a2 = ap + 2 * lda, a3 = ap + 3 * lda
+        let a4 = six ? ap + 4 * lda : ap, a5 = six ? ap + 5 * lda : ap
         var bp = b
         for kk in 0..<k {
             let b0 = SIMDKernels.load(bp)
@@ -500,12 +477,20 @@ extension WinogradKernels {
             c1 = SIMDKernels.multiplyAdd(Vector(repeating: a1[kk]), b0, c1)
             c2 = SIMDKernels.multiplyAdd(Vector(repeating: a2[kk]), b0, c2)
             c3 = SIMDKernels.multiplyAdd(Vector(repeating: a3[kk]), b0, c3)
+            if six {
+                c4 = SIMDKernels.multiplyAdd(Vector(repeating: a4[kk]), b0, c4)
+                c5 = SIMDKernels.multiplyAdd(Vector(repeating: a5[kk]), b0, c5)
+            }
             bp += ldb
         }
         SIMDKernels.store(c0, cp)
         SIMDKernels.store(c1, cp + ldc)
         SIMDKernels.store(c2, cp + 2 * ldc)
         SIMDKernels.store(c3, cp + 3 * ldc)
+        if six {
+            SIMDKernels.store(c4, cp + 4 * ldc)
+            SIMDKernels.store(c5, cp + 5 * ldc)
+        }
     }
     #endif
 }
