@@ -341,21 +341,18 @@ extension WinogradKernels {
         // As many 6-row blocks as leave a multiple of 4 rows (16 = 6 + 6 + 4, 32 = 4·6 + 2·4, 64 = 10·6 + 4).
         var sixes = m / 6
         while sixes > 0 && (m - 6 * sixes) % 4 != 0 { sixes -= 1 }
-        while i + 6 <= 6 * sixes {
-            var j = 0
-            while j < columns {
-                gemmRows16(6, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
-                j += width
-            }
-            i += 6
-        }
         while i + 4 <= m {
+            let six = i < 6 * sixes
             var j = 0
             while j < columns {
-                gemmRows16(4, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                if six {
+                    gemmRows16(6, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                } else {
+                    gemmRows16(4, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                }
                 j += width
             }
-            i += 4
+            i += six ? 6 : 4
         }
         #endif
         while i < m {  // leftover rows (e.g. the 1-channel side outputs)
