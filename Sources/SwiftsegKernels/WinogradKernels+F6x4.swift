@@ -21,7 +21,7 @@ extension WinogradKernels {
                           firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
             #if SWIFTSEG_32_REGISTERS
             transformPhaseColumnsF6x4(phases, rowLength: rowLength, phaseStride: phaseStride,
-                                  v: v + ci * 48 * ld + t, ld: ld)
+                                  v: v + ci * channelStride(positions: 48, ld: ld) + t, ld: ld)
             #else
             // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
             for c in 0..<6 {
@@ -35,7 +35,7 @@ extension WinogradKernels {
             }
             for i in 0..<8 {
                 let r = inputRow(tmp[i * 6], tmp[i * 6 + 1], tmp[i * 6 + 2], tmp[i * 6 + 3], tmp[i * 6 + 4], tmp[i * 6 + 5])
-                let row = v + (ci * 48 + i * 6) * ld + t, step = ld
+                let row = v + ci * channelStride(positions: 48, ld: ld) + i * 6 * ld + t, step = ld
                 SIMDKernels.store(r.0, row); SIMDKernels.store(r.1, row + step)
                 SIMDKernels.store(r.2, row + 2 * step); SIMDKernels.store(r.3, row + 3 * step)
                 SIMDKernels.store(r.4, row + 4 * step); SIMDKernels.store(r.5, row + 5 * step)
@@ -121,7 +121,7 @@ extension WinogradKernels {
             var t = 0
             while t < n {
                 // Aᵀ M: 6 × 6, reading M in place.
-                let block = m + co * 48 * ld + t
+                let block = m + co * channelStride(positions: 48, ld: ld) + t
                 for c in 0..<6 {
                     let column = block + c * ld   // position (0, c); position (i, c) is 6·i rows further
                     let a = outputColumn(SIMDKernels.load(column), SIMDKernels.load(column + 6 * ld),

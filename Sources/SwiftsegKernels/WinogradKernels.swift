@@ -5,9 +5,9 @@
 /// tiling, the weights, the choice of shape and the channel mixing between the two transforms; these files are
 /// only the arithmetic, so that they can be compiled for each instruction set.
 ///
-/// Layouts: V and M are channel-major, `[channel][positions][ld]` (element `t` of row `channel·positions + p` is
-/// position `p = 6·i + j` — patch row i, patch column j — of tile `t`), so each transform touches one
-/// contiguous block.
+/// Layouts: V and M are channel-major, `[channel][positions][ld]` plus one cache line per channel (element `t`
+/// of row `p` of channel `c`, at `c · channelStride + p · ld + t`, is position `p = 6·i + j` — patch row i,
+/// patch column j — of tile `t`), so each transform touches one contiguous block.
 import _CPrefetch
 
 public enum WinogradKernels {
@@ -20,6 +20,12 @@ public enum WinogradKernels {
         let rowLength = 4 * nb + 64
         return 64 + 8 * rowLength + 48 * width + 16
     }
+
+    /// Floats from one channel's block of V (or M) rows to the next: the `positions` rows of `ld` floats plus
+    /// one 64-byte line. Without the line, a block is a multiple of 16 lines, so the rows one GEMM reads (one
+    /// position, every channel) fell in 4 of the L1's 64 sets and evicted each other (PERF.md).
+    @inline(__always)
+    public static func channelStride(positions: Int, ld: Int) -> Int { positions * ld + 16 }
 
     /// Floats of scratch either output transform needs: 40 vectors.
     public static let outputScratchFloats = 40 * 16 + 16
@@ -35,7 +41,7 @@ public enum WinogradKernels {
                           firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
             #if SWIFTSEG_32_REGISTERS
             transformPhaseColumns(phases, rowLength: rowLength, phaseStride: phaseStride,
-                                  v: v + ci * 36 * ld + t, ld: ld)
+                                  v: v + ci * channelStride(positions: 36, ld: ld) + t, ld: ld)
             #else
             // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
             for c in 0..<6 {
@@ -53,7 +59,7 @@ public enum WinogradKernels {
             for i in 0..<6 {
                 let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
                 let t3 = tmp[i * 6 + 3], t4 = tmp[i * 6 + 4], t5 = tmp[i * 6 + 5]
-                let row = v + (ci * 36 + i * 6) * ld + t, step = ld
+                let row = v + ci * channelStride(positions: 36, ld: ld) + i * 6 * ld + t, step = ld
                 SIMDKernels.store(4 * t0 - 5 * t2 + t4, row)
                 SIMDKernels.store(-4 * (t1 + t2) + t3 + t4, row + step)
                 SIMDKernels.store(4 * (t1 - t2) - t3 + t4, row + 2 * step)
@@ -119,7 +125,7 @@ public enum WinogradKernels {
             var t = 0
             while t < n {
                 // Aᵀ M: 4 × 6, reading M in place.
-                let block = m + co * 36 * ld + t
+                let block = m + co * channelStride(positions: 36, ld: ld) + t
                 for c in 0..<6 {
                     let column = block + c * ld   // position (0, c); position (i, c) is 6·i rows further
                     let m0 = SIMDKernels.load(column), m1 = SIMDKernels.load(column + 6 * ld)

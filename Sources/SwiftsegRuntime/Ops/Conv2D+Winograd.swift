@@ -8,11 +8,14 @@
 /// (SwiftsegKernels/WinogradKernels*.swift, one build per instruction set) run on 16 tiles at a time in SIMD.
 /// V and M are stored channel-major (`[channel][position][tile]`, the GEMMs striding over it) so that each
 /// transform touches one contiguous block: position-major storage put the vectors a multiple of 4 KiB apart,
-/// where they fought over the same cache sets.
+/// where they fought over the same cache sets. For the same reason each channel's block is one cache line
+/// longer than its rows (`WinogradKernels.channelStride`), so that the rows one GEMM reads are not all in a few sets.
 ///
 /// Rounding differs from direct convolution (the transforms scale values by up to 8×, 32× for F(6×4), before
 /// cancelling); errors are ~1e-5 relative on U²-Net's activations, which is why the exact GEMM path stays
 /// available.
+
+import SwiftsegKernels
 
 /// The Winograd tile shapes the runtime runs. Across, tiles are always 4 pixels wide (16 tiles per vector come
 /// from splitting each input row by x mod 4); down, F(6, 3) makes 6-row tiles: 48 GEMM positions per 24 outputs
@@ -177,12 +180,16 @@ extension Conv2D {
         // V/M row length, the GEMMs' leading dimension; whole vectors, as the GEMM kernel computes whole vectors
         // (lanes past the tiles hold leftovers from earlier use of the scratch: computed on, never stored).
         func leadingDimension(_ rows: Int) -> Int { ((rows - 1) * rowStride + nb + 15) / 16 * 16 }
-        while rowsPerTask > 1 && positions * inChannels * leadingDimension(rowsPerTask) * 4 > Conv2D.winogradMaxVBytes {
+        func vBytes(_ rows: Int) -> Int {
+            inChannels * WinogradKernels.channelStride(positions: positions, ld: leadingDimension(rows)) * 4
+        }
+        while rowsPerTask > 1 && vBytes(rowsPerTask) > Conv2D.winogradMaxVBytes {
             rowsPerTask -= 1
         }
         let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
         let ld = leadingDimension(rowsPerTask)
-        let vFloats = positions * inChannels * ld, mFloats = positions * outChannels * ld
+        let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
+        let vFloats = inChannels * stride, mFloats = outChannels * stride
         // Per worker: V, M and the transforms' own scratch.
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
@@ -210,7 +217,8 @@ extension Conv2D {
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
             let n = min(per, tilesX - tx0)
-            let vFloats = positions * conv.inChannels * ld, mFloats = positions * conv.outChannels * ld
+            let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
+            let vFloats = conv.inChannels * stride, mFloats = conv.outChannels * stride
             let v = scratch[worker], m = v + vFloats, transformScratch = m + mFloats
             for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
                 kernels.winogradInput(tile)(input.data, conv.inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
@@ -245,7 +253,8 @@ extension Conv2D {
         let nb = (tilesX + 15) / 16 * 16
         // Tile r·tilesX + x: rows packed densely (tilesY · tilesX GEMM columns).
         let ld = ((tilesY - 1) * tilesX + nb + 15) / 16 * 16
-        let vFloats = positions * inChannels * ld, mFloats = positions * outChannels * ld
+        let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
+        let vFloats = inChannels * stride, mFloats = outChannels * stride
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
@@ -282,8 +291,9 @@ extension Conv2D {
             let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let c0 = group * inPer, c1 = min(conv.inChannels, c0 + inPer)
             guard c0 < c1 else { return }
+            let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
-                kernels.winogradInput(tile)(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * positions * ld + ty * tilesX,
+                kernels.winogradInput(tile)(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * stride + ty * tilesX,
                                       ld, scratch[worker] + transformOffset)
             }
         }
@@ -306,10 +316,11 @@ extension Conv2D {
             let tile = conv.winograd!.tile, positions = tile.positions
             let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let c0 = block * outPer, c1 = min(conv.outChannels, c0 + outPer), mb = c1 - c0
+            let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             conv.winogradChannelMix(conv.winograd!, channels: c0..<c1, columns: tilesY * tilesX, v: v, m: m, ld: ld,
                                     kernels: kernels)
             for ty in 0..<tilesY {
-                kernels.winogradOutput(tile)(m + c0 * positions * ld + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
+                kernels.winogradOutput(tile)(m + c0 * stride + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
                                        h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
                                        scratch[worker] + transformOffset)
             }
@@ -328,14 +339,15 @@ extension Conv2D {
                                     v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>, ld: Int,
                                     kernels: Kernels) {
         let positions = wg.tile.positions
+        let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
         for p in 0..<positions {
             let u = wg.u + (p * outChannels + channels.lowerBound) * inChannels
-            let b = v + p * ld, c = m + (channels.lowerBound * positions + p) * ld
+            let b = v + p * ld, c = m + channels.lowerBound * stride + p * ld
             if let gemm = kernels.winogradGEMM {
-                gemm(channels.count, columns, inChannels, u, inChannels, b, positions * ld, c, positions * ld)
+                gemm(channels.count, columns, inChannels, u, inChannels, b, stride, c, stride)
             } else {
                 BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b,
-                           ldb: positions * ld, c: c, ldc: positions * ld)
+                           ldb: stride, c: c, ldc: stride)
             }
         }
     }
