@@ -9,7 +9,7 @@
 /// V and M are stored channel-major (`[channel][position][tile]`, the GEMMs striding over it) so that each
 /// transform touches one contiguous block: position-major storage put the vectors a multiple of 4 KiB apart,
 /// where they fought over the same cache sets. For the same reason each channel's block is one cache line
-/// longer than its rows (`WinogradKernels.channelStride`), so that the rows one GEMM reads are not all in a few sets.
+/// longer than its rows (`WinogradKernels.channelStride`), so the rows one GEMM reads spread over all sets.
 ///
 /// Rounding differs from direct convolution (the transforms scale values by up to 8×, 32× for F(6×4), before
 /// cancelling); errors are ~1e-5 relative on U²-Net's activations, which is why the exact GEMM path stays
