@@ -318,18 +318,49 @@ public enum WinogradKernels {
 }
 
 extension WinogradKernels {
-    /// C = A · B for one Winograd position: A is `m × k` row-major (the transformed weights U[p], rows `lda`
-    /// apart, used in place: each element is broadcast), B is `k × n` (V[·][p], rows `ldb` apart), C is `m × n`
-    /// (M[·][p], rows `ldc` apart). Columns are computed in whole vectors, up to `n` rounded up to 16: B must be
-    /// readable and C writable that far. No packing, because U is constant and V is already laid out k-major
-    /// with contiguous columns. Register blocks: with 32 vector registers (AVX-512), 8 rows × 32 columns (16
-    /// accumulators, the two B vectors loaded once per k and each A element broadcast into 2 FMAs); with 16
-    /// (AVX2: a 16-float vector is two registers), 6 rows × 16 columns (12 accumulator registers, 2 for B, 1
-    /// broadcast) and 4 × 16 where 6 does not divide the rows.
+    /// Rows per block of the GEMM's packed A (``packGEMMRows(_:m:k:lda:rowBlock:into:)``) in this build: 8 with
+    /// 32 vector registers (AVX-512), 6 with 16.
+    #if SWIFTSEG_32_REGISTERS
+    public static let gemmRowBlock = 8
+    #else
+    public static let gemmRowBlock = 6
+    #endif
+
+    /// A (`m × k`, rows `lda` apart) in the order ``gemm(m:n:k:a:b:ldb:c:ldc:)`` reads it: blocks of `rowBlock`
+    /// rows (the last one whatever `m % rowBlock` leaves), the block that starts at row i stored at `i · k`
+    /// column by column (`[kk][row]`), so each k step's broadcasts read consecutive floats. Read in place, one
+    /// 8-line run per row, the short runs came from L3 in bursts the prefetcher did not cover (Zen 3: the GEMM
+    /// at ~60 % of the FMA peak inside a layer, ~80 % packed; PERF.md). Rows `i0 ..< i1`, `i0` a multiple of
+    /// `rowBlock` and `i1` one too or `m`, are themselves packed A for those rows, at `packed + i0 · k`.
+    /// `rowBlock` 1 is row-major, what BLAS takes.
     ///
-    /// Meant for the AVX-512 and AVX2 builds (FMA); the baseline build calls BLAS instead.
+    /// ```swift
+    /// WinogradKernels.packGEMMRows(u, m: 64, k: 128, lda: 128, rowBlock: WinogradKernels.gemmRowBlock, into: packed)
+    /// ```
+    public static func packGEMMRows(_ a: UnsafePointer<Float>, m: Int, k: Int, lda: Int, rowBlock: Int,
+                                    into packed: UnsafeMutablePointer<Float>) {
+        var i = 0
+        while i < m {
+            let rows = min(rowBlock, m - i)
+            for kk in 0..<k {
+                for q in 0..<rows { packed[i * k + kk * rows + q] = a[(i + q) * lda + kk] }
+            }
+            i += rows
+        }
+    }
+
+    /// C = A · B for one Winograd position: A is `m × k` packed in this build's row blocks (``gemmRowBlock``,
+    /// ``packGEMMRows(_:m:k:lda:rowBlock:into:)``: the transformed weights U[p], packed once at load), B is
+    /// `k × n` (V[·][p], rows `ldb` apart), C is `m × n` (M[·][p], rows `ldc` apart). Columns are computed in
+    /// whole vectors, up to `n` rounded up to 16: B must be readable and C writable that far. B is not packed:
+    /// V is already laid out k-major with contiguous columns. Register blocks: with 32 vector registers
+    /// (AVX-512), 8 rows × 32 columns (16 accumulators, the two B vectors loaded once per k and each A element
+    /// broadcast into 2 FMAs); with 16 (AVX2: a 16-float vector is two registers), 6 rows × 16 columns
+    /// (12 accumulator registers, 2 for B, 1 broadcast), and the last block's 1–5 rows alike.
+    ///
+    /// Meant for the AVX-512 and AVX2 builds (FMA); the baseline build calls BLAS on row-major A instead.
     @inline(never)
-    public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int,
+    public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>,
                             b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
         let columns = (n + width - 1) / width * width
         var i = 0
@@ -337,47 +368,52 @@ extension WinogradKernels {
         while i + 8 <= m {
             var j = 0
             while j + 2 * width <= columns {
-                gemm8x32(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                gemm8x32(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
                 j += 2 * width
             }
-            if j < columns { gemm8x16(k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc) }
+            if j < columns { gemm8x16(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc) }
             i += 8
         }
+        if i < m {  // the last block's rows, one at a time (e.g. the 1-channel side outputs)
+            let rows = m - i, ap = a + i * k
+            for q in 0..<rows {
+                var j = 0
+                while j < columns {
+                    var acc = Vector(repeating: 0)
+                    for kk in 0..<k {
+                        acc = SIMDKernels.multiplyAdd(Vector(repeating: ap[kk * rows + q]), SIMDKernels.load(b + kk * ldb + j), acc)
+                    }
+                    SIMDKernels.store(acc, c + (i + q) * ldc + j)
+                    j += width
+                }
+            }
+        }
         #else
-        // As many 6-row blocks as leave a multiple of 4 rows (16 = 6 + 6 + 4, 32 = 4·6 + 2·4, 64 = 10·6 + 4).
-        var sixes = m / 6
-        while sixes > 0 && (m - 6 * sixes) % 4 != 0 { sixes -= 1 }
-        while i + 4 <= m {
-            let six = i < 6 * sixes
+        while i < m {
+            let rows = min(6, m - i), ap = a + i * k, cp = c + i * ldc
             var j = 0
             while j < columns {
-                if six {
-                    gemmRows16(6, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
-                } else {
-                    gemmRows16(4, k: k, a: a + i * lda, lda: lda, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                // One specialisation per block height, so each folds its unused accumulators away.
+                switch rows {
+                case 6: gemmRows16(6, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                case 5: gemmRows16(5, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                case 4: gemmRows16(4, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                case 3: gemmRows16(3, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                case 2: gemmRows16(2, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                default: gemmRows16(1, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
                 }
                 j += width
             }
-            i += six ? 6 : 4
+            i += rows
         }
         #endif
-        while i < m {  // leftover rows (e.g. the 1-channel side outputs)
-            var j = 0
-            while j < columns {
-                var acc = Vector(repeating: 0)
-                for kk in 0..<k { acc = SIMDKernels.multiplyAdd(Vector(repeating: a[i * lda + kk]), SIMDKernels.load(b + kk * ldb + j), acc) }
-                SIMDKernels.store(acc, c + i * ldc + j)
-                j += width
-            }
-            i += 1
-        }
     }
 
     #if SWIFTSEG_32_REGISTERS
-    /// 8 rows × 32 columns of C.
+    /// 8 rows × 32 columns of C, from an 8-row block of packed A.
     @inline(__always)
-    static func gemm8x32(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                       c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemm8x32(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
         let zero = Vector(repeating: 0)
         var c00 = zero, c01 = zero
         var c10 = zero, c11 = zero
@@ -387,25 +423,26 @@ extension WinogradKernels {
         var c50 = zero, c51 = zero
         var c60 = zero, c61 = zero
         var c70 = zero, c71 = zero
-        var bp = b
-        for kk in 0..<k {
+        var ap = a, bp = b
+        for _ in 0..<k {
             let b0 = SIMDKernels.load(bp), b1 = SIMDKernels.load(bp + 1 * width)
-            let a0 = Vector(repeating: ap[kk])
+            let a0 = Vector(repeating: ap[0])
             c00 = SIMDKernels.multiplyAdd(a0, b0, c00); c01 = SIMDKernels.multiplyAdd(a0, b1, c01)
-            let a1 = Vector(repeating: ap[1 * lda + kk])
+            let a1 = Vector(repeating: ap[1])
             c10 = SIMDKernels.multiplyAdd(a1, b0, c10); c11 = SIMDKernels.multiplyAdd(a1, b1, c11)
-            let a2 = Vector(repeating: ap[2 * lda + kk])
+            let a2 = Vector(repeating: ap[2])
             c20 = SIMDKernels.multiplyAdd(a2, b0, c20); c21 = SIMDKernels.multiplyAdd(a2, b1, c21)
-            let a3 = Vector(repeating: ap[3 * lda + kk])
+            let a3 = Vector(repeating: ap[3])
             c30 = SIMDKernels.multiplyAdd(a3, b0, c30); c31 = SIMDKernels.multiplyAdd(a3, b1, c31)
-            let a4 = Vector(repeating: ap[4 * lda + kk])
+            let a4 = Vector(repeating: ap[4])
             c40 = SIMDKernels.multiplyAdd(a4, b0, c40); c41 = SIMDKernels.multiplyAdd(a4, b1, c41)
-            let a5 = Vector(repeating: ap[5 * lda + kk])
+            let a5 = Vector(repeating: ap[5])
             c50 = SIMDKernels.multiplyAdd(a5, b0, c50); c51 = SIMDKernels.multiplyAdd(a5, b1, c51)
-            let a6 = Vector(repeating: ap[6 * lda + kk])
+            let a6 = Vector(repeating: ap[6])
             c60 = SIMDKernels.multiplyAdd(a6, b0, c60); c61 = SIMDKernels.multiplyAdd(a6, b1, c61)
-            let a7 = Vector(repeating: ap[7 * lda + kk])
+            let a7 = Vector(repeating: ap[7])
             c70 = SIMDKernels.multiplyAdd(a7, b0, c70); c71 = SIMDKernels.multiplyAdd(a7, b1, c71)
+            ap += 8
             bp += ldb
         }
         SIMDKernels.store(c00, cp + 0 * ldc); SIMDKernels.store(c01, cp + 0 * ldc + 1 * width)
@@ -418,10 +455,10 @@ extension WinogradKernels {
         SIMDKernels.store(c70, cp + 7 * ldc); SIMDKernels.store(c71, cp + 7 * ldc + 1 * width)
     }
 
-    /// 8 rows × 16 columns of C.
+    /// 8 rows × 16 columns of C, from an 8-row block of packed A.
     @inline(__always)
-    static func gemm8x16(k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
-                       c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemm8x16(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
         let zero = Vector(repeating: 0)
         var c00 = zero
         var c10 = zero
@@ -431,25 +468,18 @@ extension WinogradKernels {
         var c50 = zero
         var c60 = zero
         var c70 = zero
-        var bp = b
-        for kk in 0..<k {
+        var ap = a, bp = b
+        for _ in 0..<k {
             let b0 = SIMDKernels.load(bp)
-            let a0 = Vector(repeating: ap[kk])
-            c00 = SIMDKernels.multiplyAdd(a0, b0, c00)
-            let a1 = Vector(repeating: ap[1 * lda + kk])
-            c10 = SIMDKernels.multiplyAdd(a1, b0, c10)
-            let a2 = Vector(repeating: ap[2 * lda + kk])
-            c20 = SIMDKernels.multiplyAdd(a2, b0, c20)
-            let a3 = Vector(repeating: ap[3 * lda + kk])
-            c30 = SIMDKernels.multiplyAdd(a3, b0, c30)
-            let a4 = Vector(repeating: ap[4 * lda + kk])
-            c40 = SIMDKernels.multiplyAdd(a4, b0, c40)
-            let a5 = Vector(repeating: ap[5 * lda + kk])
-            c50 = SIMDKernels.multiplyAdd(a5, b0, c50)
-            let a6 = Vector(repeating: ap[6 * lda + kk])
-            c60 = SIMDKernels.multiplyAdd(a6, b0, c60)
-            let a7 = Vector(repeating: ap[7 * lda + kk])
-            c70 = SIMDKernels.multiplyAdd(a7, b0, c70)
+            c00 = SIMDKernels.multiplyAdd(Vector(repeating: ap[0]), b0, c00)
+            c10 = SIMDKernels.multiplyAdd(Vector(repeating: ap[1]), b0, c10)
+            c20 = SIMDKernels.multiplyAdd(Vector(repeating: ap[2]), b0, c20)
+            c30 = SIMDKernels.multiplyAdd(Vector(repeating: ap[3]), b0, c30)
+            c40 = SIMDKernels.multiplyAdd(Vector(repeating: ap[4]), b0, c40)
+            c50 = SIMDKernels.multiplyAdd(Vector(repeating: ap[5]), b0, c50)
+            c60 = SIMDKernels.multiplyAdd(Vector(repeating: ap[6]), b0, c60)
+            c70 = SIMDKernels.multiplyAdd(Vector(repeating: ap[7]), b0, c70)
+            ap += 8
             bp += ldb
         }
         SIMDKernels.store(c00, cp + 0 * ldc)
@@ -462,38 +492,31 @@ extension WinogradKernels {
         SIMDKernels.store(c70, cp + 7 * ldc)
     }
     #else
-    /// `rows` (6 or 4: a constant at each call, so a 4-row block's unused accumulators fold away) rows × 16
-    /// columns of C. A's rows are six pointers: indexing `ap[r · lda + kk]` made the loop recompute and
-    /// overflow-check five offsets per k.
+    /// `rows` (1–6: a constant at each call, so a shorter block's unused accumulators fold away) rows × 16
+    /// columns of C, from a block of packed A (`rows` floats per k step).
     @inline(__always)
-    static func gemmRows16(_ rows: Int, k: Int, a ap: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>,
-                           ldb: Int, c cp: UnsafeMutablePointer<Float>, ldc: Int) {
-        let six = rows == 6
+    static func gemmRows16(_ rows: Int, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                           c cp: UnsafeMutablePointer<Float>, ldc: Int) {
         let zero = Vector(repeating: 0)
         var c0 = zero, c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero
-        let a0 = ap, a1 = ap + lda, a2 = ap + 2 * lda, a3 = ap + 3 * lda
-        let a4 = six ? ap + 4 * lda : ap, a5 = six ? ap + 5 * lda : ap
-        var bp = b
-        for kk in 0..<k {
+        var ap = a, bp = b
+        for _ in 0..<k {
             let b0 = SIMDKernels.load(bp)
-            c0 = SIMDKernels.multiplyAdd(Vector(repeating: a0[kk]), b0, c0)
-            c1 = SIMDKernels.multiplyAdd(Vector(repeating: a1[kk]), b0, c1)
-            c2 = SIMDKernels.multiplyAdd(Vector(repeating: a2[kk]), b0, c2)
-            c3 = SIMDKernels.multiplyAdd(Vector(repeating: a3[kk]), b0, c3)
-            if six {
-                c4 = SIMDKernels.multiplyAdd(Vector(repeating: a4[kk]), b0, c4)
-                c5 = SIMDKernels.multiplyAdd(Vector(repeating: a5[kk]), b0, c5)
-            }
+            c0 = SIMDKernels.multiplyAdd(Vector(repeating: ap[0]), b0, c0)
+            if rows > 1 { c1 = SIMDKernels.multiplyAdd(Vector(repeating: ap[1]), b0, c1) }
+            if rows > 2 { c2 = SIMDKernels.multiplyAdd(Vector(repeating: ap[2]), b0, c2) }
+            if rows > 3 { c3 = SIMDKernels.multiplyAdd(Vector(repeating: ap[3]), b0, c3) }
+            if rows > 4 { c4 = SIMDKernels.multiplyAdd(Vector(repeating: ap[4]), b0, c4) }
+            if rows > 5 { c5 = SIMDKernels.multiplyAdd(Vector(repeating: ap[5]), b0, c5) }
+            ap += rows
             bp += ldb
         }
         SIMDKernels.store(c0, cp)
-        SIMDKernels.store(c1, cp + ldc)
-        SIMDKernels.store(c2, cp + 2 * ldc)
-        SIMDKernels.store(c3, cp + 3 * ldc)
-        if six {
-            SIMDKernels.store(c4, cp + 4 * ldc)
-            SIMDKernels.store(c5, cp + 5 * ldc)
-        }
+        if rows > 1 { SIMDKernels.store(c1, cp + ldc) }
+        if rows > 2 { SIMDKernels.store(c2, cp + 2 * ldc) }
+        if rows > 3 { SIMDKernels.store(c3, cp + 3 * ldc) }
+        if rows > 4 { SIMDKernels.store(c4, cp + 4 * ldc) }
+        if rows > 5 { SIMDKernels.store(c5, cp + 5 * ldc) }
     }
     #endif
 }

@@ -28,16 +28,23 @@ final class GEMMTests: XCTestCase {
         }
     }
 
-    /// The Winograd channel-mix kernel (WinogradKernels.gemm, every build the CPU runs) against the Double reference: rows
-    /// not a multiple of the row blocks (8 with 32 vector registers; 6 and 4 in the other builds), columns not a
-    /// multiple of the vector, leading dimensions with gaps.
+    /// The Winograd channel-mix kernel (WinogradKernels.gemm, every build the CPU runs) against the Double reference, on A
+    /// packed by that build's `packGEMMRows`: rows not a multiple of the row blocks (8 with 32 vector registers, 6
+    /// in the other builds), columns not a multiple of the vector, leading dimensions with gaps, and a range of
+    /// rows that starts on a row block (what a whole-map task multiplies) taken from the packed A in place.
     /// It computes whole 16-column vectors, so C is checked up to there and must be untouched beyond.
     func testWinogradGEMMKernelMatchesReference() {
-        typealias Kernel = (Int, Int, Int, UnsafePointer<Float>, Int, UnsafePointer<Float>, Int,
+        typealias Kernel = (Int, Int, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int,
                             UnsafeMutablePointer<Float>, Int) -> Void
-        var kernels: [(String, Kernel)] = [("baseline", SwiftsegKernels.WinogradKernels.gemm)]
-        if KernelISA.avx2.isSupported { kernels.append(("avx2", SwiftsegKernelsAVX2.WinogradKernels.gemm)) }
-        if KernelISA.avx512.isSupported { kernels.append(("avx512", SwiftsegKernelsAVX512.WinogradKernels.gemm)) }
+        var kernels: [(String, Kernel, Int)] = [("baseline", SwiftsegKernels.WinogradKernels.gemm,
+                                                 SwiftsegKernels.WinogradKernels.gemmRowBlock)]
+        if KernelISA.avx2.isSupported {
+            kernels.append(("avx2", SwiftsegKernelsAVX2.WinogradKernels.gemm, SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock))
+        }
+        if KernelISA.avx512.isSupported {
+            kernels.append(("avx512", SwiftsegKernelsAVX512.WinogradKernels.gemm,
+                            SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock))
+        }
         var rng = SplitMix64(seed: 23)
         for trial in 0..<40 {
             let m = rng.nextInt(1...27), n = rng.nextInt(1...90), k = rng.nextInt(1...70)
@@ -47,25 +54,50 @@ final class GEMMTests: XCTestCase {
             let b = randomTensor(channels: 1, height: k, width: ldb, seed: UInt64(500 + trial))
             let expected = Tensor(shape: [m * ldc])
             GEMM.reference(m: m, n: columns, k: k, a: a.data, lda: lda, b: b.data, ldb: ldb, c: expected.data, ldc: ldc)
-            for (name, gemm) in kernels {
-                let c = Tensor(shape: [m * ldc + 8])
-                for i in 0..<c.count { c.data[i] = 12345 }
-                gemm(m, n, k, a.data, lda, b.data, ldb, c.data, ldc)
-                let tolerance = 1e-5 * Float(k).squareRoot() * 4
-                for i in 0..<m {
-                    for j in 0..<ldc {
-                        let got = c.data[i * ldc + j]
-                        if j < columns {
-                            XCTAssertEqual(got, expected.data[i * ldc + j], accuracy: tolerance,
-                                           "\(name) \(m)×\(n)×\(k) at \(i),\(j)")
-                        } else {
-                            XCTAssertEqual(got, 12345, "\(name) wrote past its columns at \(i),\(j)")
+            for (name, gemm, rowBlock) in kernels {
+                let packed = Tensor(shape: [m * k])
+                SwiftsegKernels.WinogradKernels.packGEMMRows(a.data, m: m, k: k, lda: lda, rowBlock: rowBlock,
+                                                             into: packed.data)
+                // All rows, then the rows from the last whole row block before m/2 on.
+                let first = m / 2 / rowBlock * rowBlock
+                for rows in [0..<m, first..<m] {
+                    let c = Tensor(shape: [m * ldc + 8])
+                    for i in 0..<c.count { c.data[i] = 12345 }
+                    gemm(rows.count, n, k, packed.data + rows.lowerBound * k, b.data, ldb,
+                         c.data + rows.lowerBound * ldc, ldc)
+                    let tolerance = 1e-5 * Float(k).squareRoot() * 4
+                    for i in 0..<m {
+                        for j in 0..<ldc {
+                            let got = c.data[i * ldc + j]
+                            if rows.contains(i) && j < columns {
+                                XCTAssertEqual(got, expected.data[i * ldc + j], accuracy: tolerance,
+                                               "\(name) \(m)×\(n)×\(k) rows \(rows) at \(i),\(j)")
+                            } else {
+                                XCTAssertEqual(got, 12345, "\(name) rows \(rows) wrote outside them at \(i),\(j)")
+                            }
                         }
                     }
+                    XCTAssertTrue((m * ldc..<c.count).allSatisfy { c.data[$0] == 12345 }, "\(name) wrote past C")
                 }
-                XCTAssertTrue((m * ldc..<c.count).allSatisfy { c.data[$0] == 12345 }, "\(name) wrote past C")
             }
         }
+    }
+
+    /// Packing in row blocks: each block of `rowBlock` rows (the last one shorter) column by column at its first
+    /// row · k; a row block of 1 leaves A row-major (what BLAS reads).
+    func testPackGEMMRowsLayout() {
+        let m = 11, k = 3, lda = 5
+        let a = Tensor(shape: [m * lda])
+        for i in 0..<a.count { a.data[i] = Float(i) }
+        let packed = Tensor(shape: [m * k])
+        SwiftsegKernels.WinogradKernels.packGEMMRows(a.data, m: m, k: k, lda: lda, rowBlock: 4, into: packed.data)
+        // Blocks: rows 0–3, 4–7, 8–10.
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: packed.data, count: 8)), [0, 5, 10, 15, 1, 6, 11, 16])
+        XCTAssertEqual(packed.data[12], 20)            // row 4, column 0: block 2 starts at 4 · k
+        XCTAssertEqual(Array(UnsafeBufferPointer(start: packed.data + 24, count: 9)),
+                       [40, 45, 50, 41, 46, 51, 42, 47, 52])   // rows 8–10, column by column
+        SwiftsegKernels.WinogradKernels.packGEMMRows(a.data, m: m, k: k, lda: lda, rowBlock: 1, into: packed.data)
+        for i in 0..<m { for kk in 0..<k { XCTAssertEqual(packed.data[i * k + kk], a.data[i * lda + kk]) } }
     }
 
     /// The OpenBLAS trap: on a CPU with AVX2 or AVX-512, OpenBLAS must not run its SSE3 (Prescott) or other

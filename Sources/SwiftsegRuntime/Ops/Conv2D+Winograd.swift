@@ -16,6 +16,7 @@
 /// available.
 
 import SwiftsegKernels
+import Synchronization
 
 /// The Winograd tile shapes the runtime runs. Across, tiles are always 4 pixels wide (16 tiles per vector come
 /// from splitting each input row by x mod 4); down, F(6, 3) makes 6-row tiles: 48 GEMM positions per 24 outputs
@@ -51,13 +52,22 @@ public enum WinogradTile: Sendable, CaseIterable {
     }
 }
 
+/// U = G g Gᵀ for every 3×3 kernel of a conv, one `outChannels × inChannels` matrix per position (position p's at
+/// `p · outChannels · inChannels`), its rows packed in the blocks the running GEMM reads
+/// (`WinogradKernels.packGEMMRows`): made at load for the default kernels (``KernelISA/best``), and on first use
+/// for another build's blocks (a test or the benchmark forcing another ISA).
 public final class WinogradWeights: @unchecked Sendable {
-    /// positions × outChannels × inChannels floats.
-    let u: UnsafeMutablePointer<Float>
     let outChannels: Int
     let inChannels: Int
     /// The tile shape these weights are transformed for.
     public let tile: WinogradTile
+    /// The OIHW weights, kept to transform again for another packing.
+    private let weight: UnsafePointer<Float>
+    /// U packed for the default kernels' GEMM, in blocks of `rowBlock` rows.
+    private let packed: UnsafeMutablePointer<Float>
+    private let rowBlock: Int
+    /// U for other row blocks, by row block.
+    private let otherPackings = Mutex<[Int: UnsafeMutablePointer<Float>]>([:])
 
     /// Transforms OIHW 3×3 weights (in Double, rounded once) for `tile` (default: the layer's shape,
     /// ``WinogradTile/forLayer(inChannels:outChannels:)``), output channels spread over the cores.
@@ -66,16 +76,47 @@ public final class WinogradWeights: @unchecked Sendable {
         self.inChannels = inChannels
         let tile = tile ?? .forLayer(inChannels: inChannels, outChannels: outChannels)
         self.tile = tile
-        let count = tile.positions * outChannels * inChannels
-        let u = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
-        self.u = u
+        self.weight = weight
+        rowBlock = Kernels.of(.best).winogradRowBlock
+        packed = WinogradWeights.transformed(weight, outChannels: outChannels, inChannels: inChannels, tile: tile,
+                                             rowBlock: rowBlock)
+    }
+
+    /// U with its rows in blocks of `rowBlock` (``Kernels/winogradRowBlock``).
+    func u(rowBlock: Int) -> UnsafePointer<Float> {
+        if rowBlock == self.rowBlock { return UnsafePointer(packed) }
+        let address = otherPackings.withLock { packings in
+            let u = packings[rowBlock] ?? WinogradWeights.transformed(weight, outChannels: outChannels,
+                                                                       inChannels: inChannels, tile: tile, rowBlock: rowBlock)
+            packings[rowBlock] = u
+            return UInt(bitPattern: u)
+        }
+        return UnsafePointer(bitPattern: address)!
+    }
+
+    /// U for every position, rows packed in blocks of `rowBlock`.
+    private static func transformed(_ weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int,
+                                    tile: WinogradTile, rowBlock: Int) -> UnsafeMutablePointer<Float> {
+        let matrix = outChannels * inChannels, count = tile.positions * matrix
+        func allocate() -> UnsafeMutablePointer<Float> {
+            LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
+        }
+        let rowMajor = allocate()
         parallelFor(count: outChannels, threads: ProcessInfoCores.count) { co, _ in
             for ci in 0..<inChannels {
                 WinogradWeights.transform(weight + (co * inChannels + ci) * 9, tile) { p, value in
-                    u[(p * outChannels + co) * inChannels + ci] = value
+                    rowMajor[p * matrix + co * inChannels + ci] = value
                 }
             }
         }
+        if rowBlock == 1 { return rowMajor }
+        defer { rowMajor.deallocate() }
+        let packed = allocate()
+        parallelFor(count: tile.positions, threads: ProcessInfoCores.count) { p, _ in
+            WinogradKernels.packGEMMRows(rowMajor + p * matrix, m: outChannels, k: inChannels, lda: inChannels,
+                                         rowBlock: rowBlock, into: packed + p * matrix)
+        }
+        return packed
     }
 
     /// G's rows for F(4, 3) (6 × 3) and F(6, 3) (8 × 3); built once, not per kernel.
@@ -107,7 +148,10 @@ public final class WinogradWeights: @unchecked Sendable {
         }
     }
 
-    deinit { u.deallocate() }
+    deinit {
+        packed.deallocate()
+        otherPackings.withLock { $0.values.forEach { $0.deallocate() } }
+    }
 }
 
 extension Conv2D {
@@ -266,9 +310,11 @@ extension Conv2D {
         parallelFor(count: inGroups, threads: context.threads,
                     WholeMapInput(conv: self, input: input, v: v, ld: ld, nb: nb, inPer: inPer, kernels: kernels,
                                   scratch: scratch, transformOffset: vFloats + mFloats))
-        // Output-channel blocks: multiples of 8 (the GEMM kernel's row block), two per worker for balance.
-        let blocks = max(1, min(2 * context.threads, outChannels / 8))
-        let outPer = ((outChannels + blocks - 1) / blocks + 7) / 8 * 8
+        // Output-channel blocks: multiples of the GEMM kernel's row block (8 for BLAS), so each block's rows of U
+        // are packed U on their own, two per worker for balance.
+        let rowBlock = kernels.winogradRowBlock > 1 ? kernels.winogradRowBlock : 8
+        let blocks = max(1, min(2 * context.threads, outChannels / rowBlock))
+        let outPer = ((outChannels + blocks - 1) / blocks + rowBlock - 1) / rowBlock * rowBlock
         parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads,
                     WholeMapOutput(conv: self, input: input, output: output, pooled: pooled, relu: relu, residual: residual, v: v, m: m,
                                    ld: ld, outPer: outPer, kernels: kernels, scratch: scratch,
@@ -340,11 +386,13 @@ extension Conv2D {
                                     kernels: Kernels) {
         let positions = wg.tile.positions
         let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
+        let packed = wg.u(rowBlock: kernels.winogradRowBlock)
         for p in 0..<positions {
-            let u = wg.u + (p * outChannels + channels.lowerBound) * inChannels
+            // The channels start on a row block, so their rows are packed U on their own.
+            let u = packed + (p * outChannels + channels.lowerBound) * inChannels
             let b = v + p * ld, c = m + channels.lowerBound * stride + p * ld
             if let gemm = kernels.winogradGEMM {
-                gemm(channels.count, columns, inChannels, u, inChannels, b, stride, c, stride)
+                gemm(channels.count, columns, inChannels, u, b, stride, c, stride)
             } else {
                 BLAS.sgemm(m: channels.count, n: columns, k: inChannels, a: u, lda: inChannels, b: b,
                            ldb: stride, c: c, ldc: stride)

@@ -53,7 +53,7 @@ struct Kernels: Sendable {
                                           _ scratch: UnsafeMutablePointer<Float>) -> Void
 
     /// C = A · B, `m × k` by `k × n` with leading dimensions, columns computed in whole vectors.
-    typealias GEMM = @Sendable (_ m: Int, _ n: Int, _ k: Int, _ a: UnsafePointer<Float>, _ lda: Int,
+    typealias GEMM = @Sendable (_ m: Int, _ n: Int, _ k: Int, _ packedA: UnsafePointer<Float>,
                                 _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
                                 _ ldc: Int) -> Void
 
@@ -73,9 +73,12 @@ struct Kernels: Sendable {
     /// The Winograd transforms, F(4×4) and F(6×4) (``winogradInput(_:)`` and ``winogradOutput(_:)`` pick one).
     let winogradInput4x4: WinogradInput, winogradInput6x4: WinogradInput
     let winogradOutput4x4: WinogradOutput, winogradOutput6x4: WinogradOutput
-    /// The Winograd channel mix; nil means `BLAS.sgemm` (the register-blocked kernel needs FMA, so the
-    /// baseline build does not use it).
+    /// The Winograd channel mix, on U packed in blocks of ``winogradRowBlock`` rows; nil means `BLAS.sgemm` on
+    /// row-major U (the register-blocked kernel needs FMA, so the baseline build does not use it).
     let winogradGEMM: GEMM?
+    /// Rows per block of the U that ``winogradGEMM`` reads (`WinogradKernels.packGEMMRows`); 1, row-major,
+    /// for BLAS.
+    let winogradRowBlock: Int
     /// The direct 3×3 conv for layers with few input or output channels.
     let directConvRows: DirectConvRows
     /// One output row of the 2×2 max-pool.
@@ -91,6 +94,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernels.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernels.WinogradKernels.outputTransformF6x4,
         winogradGEMM: nil,
+        winogradRowBlock: 1,
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
@@ -102,6 +106,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransformF6x4,
         winogradGEMM: SwiftsegKernelsAVX2.WinogradKernels.gemm,
+        winogradRowBlock: SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
@@ -113,6 +118,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransformF6x4,
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
+        winogradRowBlock: SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
