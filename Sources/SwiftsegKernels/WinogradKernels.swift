@@ -329,10 +329,10 @@ extension WinogradKernels {
     /// A (`m × k`, rows `lda` apart) in the order ``gemm(m:n:k:a:b:ldb:c:ldc:)`` reads it: blocks of `rowBlock`
     /// rows (the last one whatever `m % rowBlock` leaves), the block that starts at row i stored at `i · k`
     /// column by column (`[kk][row]`), so each k step's broadcasts read consecutive floats. Read in place, one
-    /// 8-line run per row, the short runs came from L3 in bursts the prefetcher did not cover (Zen 3: the GEMM
-    /// at ~60 % of the FMA peak inside a layer, ~80 % packed; PERF.md). Rows `i0 ..< i1`, `i0` a multiple of
-    /// `rowBlock` and `i1` one too or `m`, are themselves packed A for those rows, at `packed + i0 · k`.
-    /// `rowBlock` 1 is row-major, what BLAS takes.
+    /// 8-line run per row, the short runs came from L3 in bursts the prefetchers did not cover (Zen 3: ~8 % less
+    /// GEMM time in the network; PERF.md). Rows `i0 ..< i1`, `i0` a multiple of `rowBlock` and `i1` one too or
+    /// `m`, are themselves packed A for those rows, at `packed + i0 · k`. `rowBlock` 1 is row-major, what BLAS
+    /// takes.
     ///
     /// ```swift
     /// WinogradKernels.packGEMMRows(u, m: 64, k: 128, lda: 128, rowBlock: WinogradKernels.gemmRowBlock, into: packed)
