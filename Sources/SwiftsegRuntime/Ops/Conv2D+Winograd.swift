@@ -89,7 +89,7 @@ public final class WinogradWeights: @unchecked Sendable {
             let u = packings[rowBlock] ?? WinogradWeights.transformed(weight, outChannels: outChannels,
                                                                        inChannels: inChannels, tile: tile, rowBlock: rowBlock)
             packings[rowBlock] = u
-            return UInt(bitPattern: u)
+            return UInt(bitPattern: u)  // an address: a pointer into the lock's state cannot be `sending`
         }
         return UnsafePointer(bitPattern: address)!
     }
