@@ -82,6 +82,26 @@ final class ConvTests: XCTestCase {
             }
             }
         }
+        // Small maps run whole-map, their GEMMs split into blocks of output channels, one per task: each block must
+        // start on a row block of the packed U (6 rows in the AVX2 build, 8 in the AVX-512 one), whatever the
+        // channel count and the number of workers.
+        for (n, (cin, cout, h, w)) in [(16, 40, 20, 20), (8, 13, 16, 16), (24, 64, 18, 22)].enumerated() {
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(400 + n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(500 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(600 + n))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                              bias: bias.data, prepareFastKernels: true)
+            let expected = Tensor(channels: cout, height: h, width: w)
+            conv.referenceForward(x.view, into: expected.view, epilogue: .biasReLU)
+            for threads in [2, 3] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let out = Tensor(channels: cout, height: h, width: w)
+                    conv.winogradForward(x.view, into: out.view, epilogue: .biasReLU, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
+                                             "whole map \(cin)→\(cout) \(h)×\(w) \(threads) threads \(isa)")
+                }
+            }
+        }
         // Dilated or 1×1 convs never take the Winograd path.
         let w1 = randomTensor(channels: 4, height: 4, width: 9, seed: 1), b1 = randomTensor(channels: 1, height: 1, width: 4, seed: 2)
         let dilated = Conv2D(outChannels: 4, inChannels: 4, kernelSize: 3, dilation: 2, weight: w1.data, bias: b1.data, prepareFastKernels: true)
