@@ -52,7 +52,8 @@ struct Kernels: Sendable {
                                           _ tiles: Int, _ relu: Bool, _ residual: UnsafePointer<Float>?,
                                           _ scratch: UnsafeMutablePointer<Float>) -> Void
 
-    /// C = A · B, `m × k` by `k × n` with leading dimensions, columns computed in whole vectors.
+    /// C = A · B, `m × k` by `k × n`: A packed in the build's row blocks (``winogradRowBlock``), B and C with
+    /// leading dimensions, columns computed in whole vectors.
     typealias GEMM = @Sendable (_ m: Int, _ n: Int, _ k: Int, _ packedA: UnsafePointer<Float>,
                                 _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
                                 _ ldc: Int) -> Void
