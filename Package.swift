@@ -41,9 +41,9 @@ let package = Package(
                 dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX2", "SwiftsegKernelsAVX512",
                                "SwiftsegEmbeddedWeights"]),
         // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX2 and AVX-512 (see the top).
-        .target(name: "SwiftsegKernels", dependencies: ["_CPrefetch"]),
-        .target(name: "SwiftsegKernelsAVX2", dependencies: ["_CPrefetch"], swiftSettings: avx2Kernels),
-        .target(name: "SwiftsegKernelsAVX512", dependencies: ["_CPrefetch"], swiftSettings: avx512Kernels),
+        .target(name: "SwiftsegKernels", dependencies: ["_CKernelSupport"]),
+        .target(name: "SwiftsegKernelsAVX2", dependencies: ["_CKernelSupport"], swiftSettings: avx2Kernels),
+        .target(name: "SwiftsegKernelsAVX512", dependencies: ["_CKernelSupport"], swiftSettings: avx512Kernels),
         // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
         .target(
             name: "SwiftsegEmbeddedWeights",
@@ -56,8 +56,9 @@ let package = Package(
         // opened lazily by SwiftsegRuntime/BLAS/BLAS.swift, so its core type can be chosen before it loads.
         .systemLibrary(name: "_CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "_CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
-        // Header only: the prefetch instruction for the kernels (Sources/_CPrefetch/prefetch.h).
-        .systemLibrary(name: "_CPrefetch"),
+        // Header only: what the kernels need from C (Sources/_CKernelSupport/kernel_support.h): the prefetch
+        // instruction and an optimisation barrier for vectors.
+        .systemLibrary(name: "_CKernelSupport"),
 
         // MARK: Tests
         .testTarget(name: "SwiftsegRuntimeTests",

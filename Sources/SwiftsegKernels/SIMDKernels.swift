@@ -7,6 +7,8 @@
 /// `vpermps`, AVX-512's two-source `vpermt2ps`, NEON's `uzp`/`zip`); SSE2 gets scalar shuffles instead.
 /// `SWIFTSEG_32_REGISTERS` (AVX-512) allows register blocks and transform forms that keep more than 16 vector
 /// registers live (the 8×32 GEMM block, the store-saving Winograd input transforms).
+import _CKernelSupport
+
 public enum SIMDKernels {
     /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
     public typealias Vector = SIMD16<Float>
@@ -44,6 +46,76 @@ public enum SIMDKernels {
         Vector(a0[q], a0[4 + q], a0[8 + q], a0[12 + q], a1[q], a1[4 + q], a1[8 + q], a1[12 + q],
                a2[q], a2[4 + q], a2[8 + q], a2[12 + q], a3[q], a3[4 + q], a3[8 + q], a3[12 + q])
     }
+
+    #if SWIFTSEG_PERMUTES && !SWIFTSEG_32_REGISTERS
+    // With 16 registers of 8 floats (AVX2) the phase split and its inverse run on halves (8 tiles of 4 pixels) as
+    // 4×4 transposes inside 128-bit lanes: 16 shuffles per 64 pixels that never cross lanes. LLVM's lowering of
+    // ``phase(_:_:_:_:_:)``'s 16-lane picks took ~3× the instructions (PERF.md); and it merges chains of
+    // shuffles, even these, into one it lowers lane by lane, so each step's result goes through
+    // `swiftseg_opaque8` (an empty asm statement: no instruction).
+
+    /// The 4×4 matrices in each 128-bit lane of rows `a`, `b`, `c`, `d`, transposed: lane l of result i holds
+    /// element i of lane l of each row. Its own inverse.
+    @inlinable @inline(__always) static func transposeLanes4x4(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>,
+                                                               _ d: SIMD8<Float>)
+        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        let a = swiftseg_opaque8(a), b = swiftseg_opaque8(b), c = swiftseg_opaque8(c), d = swiftseg_opaque8(d)
+        let ab0 = swiftseg_opaque8(SIMD8(a[0], b[0], a[1], b[1], a[4], b[4], a[5], b[5]))
+        let cd0 = swiftseg_opaque8(SIMD8(c[0], d[0], c[1], d[1], c[4], d[4], c[5], d[5]))
+        let ab2 = swiftseg_opaque8(SIMD8(a[2], b[2], a[3], b[3], a[6], b[6], a[7], b[7]))
+        let cd2 = swiftseg_opaque8(SIMD8(c[2], d[2], c[3], d[3], c[6], d[6], c[7], d[7]))
+        return (swiftseg_opaque8(SIMD8(ab0[0], ab0[1], cd0[0], cd0[1], ab0[4], ab0[5], cd0[4], cd0[5])),
+                swiftseg_opaque8(SIMD8(ab0[2], ab0[3], cd0[2], cd0[3], ab0[6], ab0[7], cd0[6], cd0[7])),
+                swiftseg_opaque8(SIMD8(ab2[0], ab2[1], cd2[0], cd2[1], ab2[4], ab2[5], cd2[4], cd2[5])),
+                swiftseg_opaque8(SIMD8(ab2[2], ab2[3], cd2[2], cd2[3], ab2[6], ab2[7], cd2[6], cd2[7])))
+    }
+
+    /// ``phase(_:_:_:_:_:)`` 0…3 of the 64 floats at `block`: each half's tiles loaded straight into the order
+    /// the transposes take, [tile t | tile t + 4].
+    @inlinable @inline(__always) static func phases(_ block: UnsafePointer<Float>) -> (Vector, Vector, Vector, Vector) {
+        let raw = UnsafeRawPointer(block)
+        @inline(__always) func tiles(_ t: Int) -> SIMD8<Float> {
+            SIMD8(lowHalf: raw.loadUnaligned(fromByteOffset: 16 * t, as: SIMD4<Float>.self),
+                  highHalf: raw.loadUnaligned(fromByteOffset: 16 * (t + 4), as: SIMD4<Float>.self))
+        }
+        let lo = transposeLanes4x4(tiles(0), tiles(1), tiles(2), tiles(3))
+        let hi = transposeLanes4x4(tiles(8), tiles(9), tiles(10), tiles(11))
+        return (Vector(lowHalf: lo.0, highHalf: hi.0), Vector(lowHalf: lo.1, highHalf: hi.1),
+                Vector(lowHalf: lo.2, highHalf: hi.2), Vector(lowHalf: lo.3, highHalf: hi.3))
+    }
+
+    /// ``phase(_:_:_:_:_:)`` 0…3 of `a0 ‖ a1 ‖ a2 ‖ a3` already in registers (the masked edge blocks): the tiles
+    /// put in the transposes' order by lane moves.
+    @inlinable @inline(__always) static func phases(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector)
+        -> (Vector, Vector, Vector, Vector) {
+        @inline(__always) func half(_ x: Vector, _ y: Vector) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+            transposeLanes4x4(SIMD8(lowHalf: x.lowHalf.lowHalf, highHalf: y.lowHalf.lowHalf),
+                              SIMD8(lowHalf: x.lowHalf.highHalf, highHalf: y.lowHalf.highHalf),
+                              SIMD8(lowHalf: x.highHalf.lowHalf, highHalf: y.highHalf.lowHalf),
+                              SIMD8(lowHalf: x.highHalf.highHalf, highHalf: y.highHalf.highHalf))
+        }
+        let lo = half(a0, a1), hi = half(a2, a3)
+        return (Vector(lowHalf: lo.0, highHalf: hi.0), Vector(lowHalf: lo.1, highHalf: hi.1),
+                Vector(lowHalf: lo.2, highHalf: hi.2), Vector(lowHalf: lo.3, highHalf: hi.3))
+    }
+
+    /// ``interleaved(_:_:_:_:_:)`` 0…3 at once, the inverse of ``phases(_:)``: the same transposes give
+    /// [tile t | tile t + 4] with each tile's 4 pixels in order, then lane moves put the tiles in order.
+    @inlinable @inline(__always) static func interleaved(_ p0: Vector, _ p1: Vector, _ p2: Vector, _ p3: Vector)
+        -> (Vector, Vector, Vector, Vector) {
+        @inline(__always) func half(_ y0: SIMD8<Float>, _ y1: SIMD8<Float>, _ y2: SIMD8<Float>, _ y3: SIMD8<Float>)
+            -> (Vector, Vector) {
+            let r = transposeLanes4x4(y0, y1, y2, y3)
+            return (Vector(lowHalf: SIMD8(lowHalf: r.0.lowHalf, highHalf: r.1.lowHalf),
+                           highHalf: SIMD8(lowHalf: r.2.lowHalf, highHalf: r.3.lowHalf)),
+                    Vector(lowHalf: SIMD8(lowHalf: r.0.highHalf, highHalf: r.1.highHalf),
+                           highHalf: SIMD8(lowHalf: r.2.highHalf, highHalf: r.3.highHalf)))
+        }
+        let lo = half(p0.lowHalf, p1.lowHalf, p2.lowHalf, p3.lowHalf)
+        let hi = half(p0.highHalf, p1.highHalf, p2.highHalf, p3.highHalf)
+        return (lo.0, lo.1, hi.0, hi.1)
+    }
+    #endif
 
     /// The inverse of ``phase(_:_:_:_:_:)``: lanes `16k …< 16k+16` of the 64 floats whose phase `j` is `pj`
     /// (element `4i + j` is `pj[i]`).

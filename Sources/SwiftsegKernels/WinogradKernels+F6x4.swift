@@ -7,7 +7,7 @@
 /// (2 per output) where F(4×4) costs 36 per 16 (2.25), and each input row is read 8/6 times instead of 6/4.
 /// F(6, 3)'s larger interpolation points (±½, ±2, with ⅛…32 in Aᵀ) roughly double the rounding error of the
 /// F(4, 3) direction: still ~1e-5 relative.
-import _CPrefetch
+import _CKernelSupport
 
 extension WinogradKernels {
     /// V[ci][p][t] = (Bᵀ d B)[p] for the 8×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero

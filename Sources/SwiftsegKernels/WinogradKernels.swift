@@ -8,7 +8,7 @@
 /// Layouts: V and M are channel-major, `[channel][positions][ld]` plus one cache line per channel (element `t`
 /// of row `p` of channel `c`, at `c · channelStride + p · ld + t`, is position `p = 6·i + j` — patch row i,
 /// patch column j — of tile `t`), so each transform touches one contiguous block.
-import _CPrefetch
+import _CKernelSupport
 
 public enum WinogradKernels {
     typealias Vector = SIMDKernels.Vector
@@ -200,8 +200,12 @@ public enum WinogradKernels {
         #if SWIFTSEG_PERMUTES || arch(arm64)
         // Constant k in each call, so the lane picks are compile-time permutes (a loop over k made LLVM extract
         // lanes through the stack).
+        #if SWIFTSEG_PERMUTES && !SWIFTSEG_32_REGISTERS
+        let (o0, o1, o2, o3) = SIMDKernels.interleaved(y0, y1, y2, y3)
+        #else
         let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
         let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
+        #endif
         let zero = Vector(repeating: 0)
         @inline(__always) func put(_ value: Vector, _ k: Int) {
             var o = value
@@ -255,7 +259,7 @@ public enum WinogradKernels {
         if let nextRow {  // the same pixels of the row the next call will split, one request per cache line
             var x = Swift.max(0, x0)
             let end = Swift.min(w, x0 + length)
-            while x < end { swiftseg_prefetch(nextRow + x); x += 16 }
+            while x < end { swiftseg_prefetch(nextRow + x); x &+= 16 }
         }
         defer { phases[3 * stride - 1] = x0 >= 1 ? row[x0 - 1] : 0 }
         #if SWIFTSEG_PERMUTES
@@ -601,8 +605,16 @@ extension WinogradKernels {
                                       padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
         let stride = length / 4
         @inline(__always) func split(_ block: UnsafePointer<Float>, _ k: Int) {
+            #if SWIFTSEG_32_REGISTERS
             split(SIMDKernels.load(block), SIMDKernels.load(block + 16), SIMDKernels.load(block + 32),
                   SIMDKernels.load(block + 48), k)
+            #else
+            let p = SIMDKernels.phases(block)
+            SIMDKernels.store(p.0, phases + k)
+            SIMDKernels.store(p.1, phases + (stride &+ k))
+            SIMDKernels.store(p.2, phases + (2 &* stride &+ k))
+            SIMDKernels.store(p.3, phases + (3 &* stride &+ k))
+            #endif
         }
         @inline(__always) func split(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector, _ k: Int) {
             let e01 = Vector(a0[0], a0[4], a0[8], a0[12], a1[0], a1[4], a1[8], a1[12],
@@ -618,12 +630,17 @@ extension WinogradKernels {
             SIMDKernels.store(Vector(lowHalf: e01.highHalf, highHalf: e23.highHalf), phases + (2 &* stride &+ k))
             SIMDKernels.store(Vector(lowHalf: o01.highHalf, highHalf: o23.highHalf), phases + (3 &* stride &+ k))
         }
+        // Interior blocks (x0 ≥ 0, so only the right edge ends them) in a loop of their own: with the edge cases
+        // inline, LLVM computed their bounds for every block, as many instructions as the split itself.
         var k = 0
-        while k < stride - width {
+        let end = stride - width
+        while k < end && x0 &+ 4 &* k &+ 64 <= w {
+            split(row + (x0 &+ 4 &* k), k)
+            k &+= width
+        }
+        while k < end {
             let x = x0 &+ 4 &* k
-            if x >= 0 && x &+ 64 <= w {
-                split(row + x, k)
-            } else if x >= readable.lowerBound && x &+ 64 <= readable.upperBound {
+            if x >= readable.lowerBound && x &+ 64 <= readable.upperBound {
                 // An edge block inside the plane: loaded whole, the pixels outside the row zeroed by lane masks
                 // (the padded copy below stalls its loads on the bytes just written: no store forwarding).
                 splitMaskedBlock(row, width: w, x: x, stride: stride, k: k, into: phases)
@@ -656,10 +673,16 @@ extension WinogradKernels {
             return SIMDKernels.load(row + (x &+ 16 &* j)).replacing(with: zero, where: .!(p .< width))
         }
         let a0 = masked(0), a1 = masked(1), a2 = masked(2), a3 = masked(3)
-        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 0), phases + k)
-        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 1), phases + (stride &+ k))
-        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 2), phases + (2 &* stride &+ k))
-        SIMDKernels.store(SIMDKernels.phase(a0, a1, a2, a3, 3), phases + (3 &* stride &+ k))
+        #if SWIFTSEG_32_REGISTERS
+        let p = (SIMDKernels.phase(a0, a1, a2, a3, 0), SIMDKernels.phase(a0, a1, a2, a3, 1),
+                 SIMDKernels.phase(a0, a1, a2, a3, 2), SIMDKernels.phase(a0, a1, a2, a3, 3))
+        #else
+        let p = SIMDKernels.phases(a0, a1, a2, a3)
+        #endif
+        SIMDKernels.store(p.0, phases + k)
+        SIMDKernels.store(p.1, phases + (stride &+ k))
+        SIMDKernels.store(p.2, phases + (2 &* stride &+ k))
+        SIMDKernels.store(p.3, phases + (3 &* stride &+ k))
     }
 }
 #endif
