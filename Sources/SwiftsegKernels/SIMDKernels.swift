@@ -29,6 +29,10 @@ public enum SIMDKernels {
         a.replacing(with: b, where: a .< b)
     }
 
+    @inlinable @inline(__always) static func max8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
+        a.replacing(with: b, where: a .< b)
+    }
+
     /// a·b + c, fused where the build has FMA (the AVX2 and AVX-512 builds, arm64); a multiply and an add on
     /// baseline x86-64, where `addingProduct` would become a library call per lane.
     @inlinable @inline(__always) static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
@@ -183,7 +187,16 @@ public enum SIMDKernels {
         while i + width <= count {
             let a = max(load(row0 + 2 * i), load(row1 + 2 * i))
             let b = max(load(row0 + 2 * i + width), load(row1 + 2 * i + width))
-            #if SWIFTSEG_PERMUTES || arch(arm64)
+            #if SWIFTSEG_PERMUTES && !SWIFTSEG_32_REGISTERS
+            // 8 floats per register: the pairs' maxima by in-lane shuffles, then 64-bit pieces put in order.
+            @inline(__always) func pooled(_ x: SIMD8<Float>, _ y: SIMD8<Float>) -> SIMD8<Float> {
+                let x = swiftseg_opaque8(x), y = swiftseg_opaque8(y)
+                let m = swiftseg_opaque8(max8(SIMD8(x[0], x[2], y[0], y[2], x[4], x[6], y[4], y[6]),
+                                              SIMD8(x[1], x[3], y[1], y[3], x[5], x[7], y[5], y[7])))
+                return SIMD8(m[0], m[1], m[4], m[5], m[2], m[3], m[6], m[7])
+            }
+            store(Vector(lowHalf: pooled(a.lowHalf, a.highHalf), highHalf: pooled(b.lowHalf, b.highHalf)), out + i)
+            #elseif SWIFTSEG_PERMUTES || arch(arm64)
             let even = Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
                               b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14])
             let odd = Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
@@ -220,10 +233,23 @@ public enum SIMDKernels {
             let left = load(x + i - 1), centre = load(x + i), right = load(x + i + 1)
             let even = left * quarter + centre * threeQuarters   // out[2i + 2k]
             let odd = centre * threeQuarters + right * quarter   // out[2i + 2k + 1]
+            #if SWIFTSEG_PERMUTES && !SWIFTSEG_32_REGISTERS
+            // 8 floats per register: in-lane unpacks, then the 128-bit lanes put in order.
+            @inline(__always) func zipped(_ e: SIMD8<Float>, _ o: SIMD8<Float>) -> Vector {
+                let e = swiftseg_opaque8(e), o = swiftseg_opaque8(o)
+                let lo = swiftseg_opaque8(SIMD8(e[0], o[0], e[1], o[1], e[4], o[4], e[5], o[5]))
+                let hi = swiftseg_opaque8(SIMD8(e[2], o[2], e[3], o[3], e[6], o[6], e[7], o[7]))
+                return Vector(lowHalf: SIMD8(lowHalf: lo.lowHalf, highHalf: hi.lowHalf),
+                              highHalf: SIMD8(lowHalf: lo.highHalf, highHalf: hi.highHalf))
+            }
+            store(zipped(even.lowHalf, odd.lowHalf), out + 2 * i)
+            store(zipped(even.highHalf, odd.highHalf), out + 2 * i + width)
+            #else
             store(Vector(even[0], odd[0], even[1], odd[1], even[2], odd[2], even[3], odd[3],
                          even[4], odd[4], even[5], odd[5], even[6], odd[6], even[7], odd[7]), out + 2 * i)
             store(Vector(even[8], odd[8], even[9], odd[9], even[10], odd[10], even[11], odd[11],
                          even[12], odd[12], even[13], odd[13], even[14], odd[14], even[15], odd[15]), out + 2 * i + width)
+            #endif
             i += width
         }
         #endif
