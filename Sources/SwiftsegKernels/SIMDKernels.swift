@@ -35,7 +35,8 @@ public enum SIMDKernels {
 
     /// a·b + c, fused where the build has FMA (the AVX2 and AVX-512 builds, arm64); a multiply and an add on
     /// baseline x86-64, where `addingProduct` would become a library call per lane.
-    @inlinable @inline(__always) static func multiplyAdd(_ a: Vector, _ b: Vector, _ c: Vector) -> Vector {
+    /// (Generic so that the AVX2 build's transforms can run on 8-float halves; always inlined, so specialised.)
+    @inlinable @inline(__always) static func multiplyAdd<V: SIMD>(_ a: V, _ b: V, _ c: V) -> V where V.Scalar == Float {
         #if SWIFTSEG_FMA || arch(arm64)
         c.addingProduct(a, b)
         #else

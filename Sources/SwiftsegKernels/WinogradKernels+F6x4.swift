@@ -26,12 +26,22 @@ extension WinogradKernels {
             // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
             for c in 0..<6 {
                 let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                let b = inputColumn(SIMDKernels.load(column), SIMDKernels.load(column + rowLength),
-                                    SIMDKernels.load(column + 2 * rowLength), SIMDKernels.load(column + 3 * rowLength),
-                                    SIMDKernels.load(column + 4 * rowLength), SIMDKernels.load(column + 5 * rowLength),
-                                    SIMDKernels.load(column + 6 * rowLength), SIMDKernels.load(column + 7 * rowLength))
-                tmp[c] = b.0; tmp[6 + c] = b.1; tmp[12 + c] = b.2; tmp[18 + c] = b.3
-                tmp[24 + c] = b.4; tmp[30 + c] = b.5; tmp[36 + c] = b.6; tmp[42 + c] = b.7
+                // On 8-float halves: 8 values in and 8 out fit 16 registers (the whole vectors spilled).
+                for h in 0..<2 {
+                    @inline(__always) func d(_ r: Int) -> SIMD8<Float> {
+                        UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    let b = inputColumn(d(0), d(1), d(2), d(3), d(4), d(5), d(6), d(7))
+                    let out = UnsafeMutableRawPointer(tmp) + 32 * h
+                    out.storeBytes(of: b.0, toByteOffset: 64 * c, as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.1, toByteOffset: 64 * (6 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.2, toByteOffset: 64 * (12 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.3, toByteOffset: 64 * (18 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.4, toByteOffset: 64 * (24 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.5, toByteOffset: 64 * (30 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.6, toByteOffset: 64 * (36 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.7, toByteOffset: 64 * (42 + c), as: SIMD8<Float>.self)
+                }
             }
             for i in 0..<8 {
                 let r = inputRow(tmp[i * 6], tmp[i * 6 + 1], tmp[i * 6 + 2], tmp[i * 6 + 3], tmp[i * 6 + 4], tmp[i * 6 + 5])
@@ -46,9 +56,8 @@ extension WinogradKernels {
 
     /// F(6, 3)'s Bᵀ applied to 8 values: a column of the patch, down. Rows 1–6 come in ± pairs.
     @inline(__always)
-    static func inputColumn(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector,
-                            _ d6: Vector, _ d7: Vector)
-        -> (Vector, Vector, Vector, Vector, Vector, Vector, Vector, Vector) {
+    static func inputColumn<V: SIMD>(_ d0: V, _ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V, _ d7: V)
+        -> (V, V, V, V, V, V, V, V) where V.Scalar == Float {
         let (r1, r2) = inputColumnRows12(d1, d2, d3, d4, d5, d6)
         let (r3, r4) = inputColumnRows34(d1, d2, d3, d4, d5, d6)
         let (r5, r6) = inputColumnRows56(d1, d2, d3, d4, d5, d6)
@@ -59,32 +68,32 @@ extension WinogradKernels {
     /// A ± pair of F(6, 3)'s Bᵀ rows: (α·d2 + β·d4 + d6) ± (γ·d1 + δ·d3 + ε·d5). Rows 1 and 2 are
     /// (1, −17/4; 1, −17/4, 1), rows 3 and 4 (¼, −5/4; ½, −5/2, 2), rows 5 and 6 (4, −5; 2, −5/2, ½).
     @inline(__always)
-    static func inputColumnPair(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector,
-                                _ alpha: Float, _ beta: Float, _ gamma: Float, _ delta: Float, _ epsilon: Float)
-        -> (Vector, Vector) {
-        @inline(__always) func v(_ x: Float) -> Vector { Vector(repeating: x) }
+    static func inputColumnPair<V: SIMD>(_ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V,
+                                         _ alpha: Float, _ beta: Float, _ gamma: Float, _ delta: Float, _ epsilon: Float)
+        -> (V, V) where V.Scalar == Float {
+        @inline(__always) func v(_ x: Float) -> V { V(repeating: x) }
         let p = SIMDKernels.multiplyAdd(v(alpha), d2, SIMDKernels.multiplyAdd(v(beta), d4, d6))
         let q = SIMDKernels.multiplyAdd(v(gamma), d1, SIMDKernels.multiplyAdd(v(delta), d3, epsilon == 1 ? d5 : v(epsilon) * d5))
         return (p + q, p - q)
     }
 
     @inline(__always)
-    static func inputColumnRows12(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 1, -4.25, 1, -4.25, 1) }
+    static func inputColumnRows12<V: SIMD>(_ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V) -> (V, V)
+        where V.Scalar == Float { inputColumnPair(d1, d2, d3, d4, d5, d6, 1, -4.25, 1, -4.25, 1) }
 
     @inline(__always)
-    static func inputColumnRows34(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 0.25, -1.25, 0.5, -2.5, 2) }
+    static func inputColumnRows34<V: SIMD>(_ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V) -> (V, V)
+        where V.Scalar == Float { inputColumnPair(d1, d2, d3, d4, d5, d6, 0.25, -1.25, 0.5, -2.5, 2) }
 
     @inline(__always)
-    static func inputColumnRows56(_ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector, _ d6: Vector)
-        -> (Vector, Vector) { inputColumnPair(d1, d2, d3, d4, d5, d6, 4, -5, 2, -2.5, 0.5) }
+    static func inputColumnRows56<V: SIMD>(_ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V) -> (V, V)
+        where V.Scalar == Float { inputColumnPair(d1, d2, d3, d4, d5, d6, 4, -5, 2, -2.5, 0.5) }
 
     /// Rows 0 and 7: d0 − d6 + 21/4·(d4 − d2) and d7 − d1 + 21/4·(d3 − d5).
     @inline(__always)
-    static func inputColumnRows07(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector,
-                                  _ d6: Vector, _ d7: Vector) -> (Vector, Vector) {
-        let c = Vector(repeating: 5.25)
+    static func inputColumnRows07<V: SIMD>(_ d0: V, _ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V, _ d6: V, _ d7: V)
+        -> (V, V) where V.Scalar == Float {
+        let c = V(repeating: 5.25)
         return (SIMDKernels.multiplyAdd(c, d4 - d2, d0 - d6), SIMDKernels.multiplyAdd(c, d3 - d5, d7 - d1))
     }
 
