@@ -4,7 +4,8 @@
 /// baseline CPU, as `SwiftsegKernelsAVX2` and as `SwiftsegKernelsAVX512`; `SwiftsegRuntime/Ops/Kernels.swift`
 /// picks one at run time. Inside, `#if` picks per build (the conditions are set in Package.swift):
 /// `SWIFTSEG_FMA` (or arm64) fuses multiply-adds, `SWIFTSEG_PERMUTES` (or arm64) uses lane permutes (AVX2's
-/// `vpermps`, AVX-512's two-source `vpermt2ps`, NEON's `uzp`/`zip`); SSE2 gets scalar shuffles instead.
+/// in-lane unpacks on 8-float halves, AVX-512's two-source `vpermt2ps`, NEON's `uzp`/`zip`); SSE2 gets scalar
+/// shuffles instead.
 /// `SWIFTSEG_32_REGISTERS` (AVX-512) allows register blocks and transform forms that keep more than 16 vector
 /// registers live (the 8×32 GEMM block, the store-saving Winograd input transforms).
 import _CKernelSupport
@@ -29,6 +30,7 @@ public enum SIMDKernels {
         a.replacing(with: b, where: a .< b)
     }
 
+    /// ``max(_:_:)`` for 8-float halves.
     @inlinable @inline(__always) static func max8(_ a: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<Float> {
         a.replacing(with: b, where: a .< b)
     }

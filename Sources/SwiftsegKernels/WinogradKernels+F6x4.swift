@@ -26,7 +26,7 @@ extension WinogradKernels {
             // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
             for c in 0..<6 {
                 let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                // On 8-float halves: 8 values in and 8 out fit 16 registers (the whole vectors spilled).
+                // On 8-float halves: 8 values in and 8 out fit AVX2's 16 registers (whole vectors spilled).
                 for h in 0..<2 {
                     @inline(__always) func d(_ r: Int) -> SIMD8<Float> {
                         UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self)

@@ -599,7 +599,8 @@ extension WinogradKernels {
     /// ``splitPhases(row:width:x0:length:padded:into:prefetching:)`` for the builds with lane permutes (AVX2, AVX-512), out of line so that the
     /// interior loop gets registers of its own: 64 pixels → 4 phase vectors in two shuffle levels (phases 0 and 2,
     /// and 1 and 3, of each pair of vectors, then whole halves: 8 shuffles where one permute per source vector
-    /// per phase takes 12); blocks crossing the image edge go through a zero-padded copy.
+    /// per phase takes 12; the AVX2 build: ``SIMDKernels/phases(_:)``, in-lane transposes on 8-float halves);
+    /// blocks crossing the image edge go through a zero-padded copy.
     @inline(never)
     static func splitPhasesByShuffles(row: UnsafePointer<Float>, width w: Int, x0: Int, length: Int, readable: Range<Int>,
                                       padded: UnsafeMutablePointer<Float>, into phases: UnsafeMutablePointer<Float>) {
