@@ -122,6 +122,19 @@ public enum SIMDKernels {
         let hi = half(p0.highHalf, p1.highHalf, p2.highHalf, p3.highHalf)
         return (lo.0, lo.1, hi.0, hi.1)
     }
+    #else
+    /// ``phase(_:_:_:_:_:)`` 0…3 of `a0 ‖ a1 ‖ a2 ‖ a3` (the other builds: the 16-lane picks).
+    @inlinable @inline(__always) static func phases(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector)
+        -> (Vector, Vector, Vector, Vector) {
+        (phase(a0, a1, a2, a3, 0), phase(a0, a1, a2, a3, 1), phase(a0, a1, a2, a3, 2), phase(a0, a1, a2, a3, 3))
+    }
+
+    /// ``interleaved(_:_:_:_:_:)`` 0…3 (the other builds: the 16-lane picks).
+    @inlinable @inline(__always) static func interleaved(_ p0: Vector, _ p1: Vector, _ p2: Vector, _ p3: Vector)
+        -> (Vector, Vector, Vector, Vector) {
+        (interleaved(p0, p1, p2, p3, 0), interleaved(p0, p1, p2, p3, 1), interleaved(p0, p1, p2, p3, 2),
+         interleaved(p0, p1, p2, p3, 3))
+    }
     #endif
 
     /// The inverse of ``phase(_:_:_:_:_:)``: lanes `16k …< 16k+16` of the 64 floats whose phase `j` is `pj`

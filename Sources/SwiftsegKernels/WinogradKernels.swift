@@ -200,12 +200,7 @@ public enum WinogradKernels {
         #if SWIFTSEG_PERMUTES || arch(arm64)
         // Constant k in each call, so the lane picks are compile-time permutes (a loop over k made LLVM extract
         // lanes through the stack).
-        #if SWIFTSEG_PERMUTES && !SWIFTSEG_32_REGISTERS
         let (o0, o1, o2, o3) = SIMDKernels.interleaved(y0, y1, y2, y3)
-        #else
-        let o0 = SIMDKernels.interleaved(y0, y1, y2, y3, 0), o1 = SIMDKernels.interleaved(y0, y1, y2, y3, 1)
-        let o2 = SIMDKernels.interleaved(y0, y1, y2, y3, 2), o3 = SIMDKernels.interleaved(y0, y1, y2, y3, 3)
-        #endif
         let zero = Vector(repeating: 0)
         @inline(__always) func put(_ value: Vector, _ k: Int) {
             var o = value
@@ -607,17 +602,8 @@ extension WinogradKernels {
         let stride = length / 4
         @inline(__always) func split(_ block: UnsafePointer<Float>, _ k: Int) {
             #if SWIFTSEG_32_REGISTERS
-            split(SIMDKernels.load(block), SIMDKernels.load(block + 16), SIMDKernels.load(block + 32),
-                  SIMDKernels.load(block + 48), k)
-            #else
-            let p = SIMDKernels.phases(block)
-            SIMDKernels.store(p.0, phases + k)
-            SIMDKernels.store(p.1, phases + (stride &+ k))
-            SIMDKernels.store(p.2, phases + (2 &* stride &+ k))
-            SIMDKernels.store(p.3, phases + (3 &* stride &+ k))
-            #endif
-        }
-        @inline(__always) func split(_ a0: Vector, _ a1: Vector, _ a2: Vector, _ a3: Vector, _ k: Int) {
+            let a0 = SIMDKernels.load(block), a1 = SIMDKernels.load(block + 16)
+            let a2 = SIMDKernels.load(block + 32), a3 = SIMDKernels.load(block + 48)
             let e01 = Vector(a0[0], a0[4], a0[8], a0[12], a1[0], a1[4], a1[8], a1[12],
                              a0[2], a0[6], a0[10], a0[14], a1[2], a1[6], a1[10], a1[14])
             let o01 = Vector(a0[1], a0[5], a0[9], a0[13], a1[1], a1[5], a1[9], a1[13],
@@ -626,10 +612,12 @@ extension WinogradKernels {
                              a2[2], a2[6], a2[10], a2[14], a3[2], a3[6], a3[10], a3[14])
             let o23 = Vector(a2[1], a2[5], a2[9], a2[13], a3[1], a3[5], a3[9], a3[13],
                              a2[3], a2[7], a2[11], a2[15], a3[3], a3[7], a3[11], a3[15])
-            SIMDKernels.store(Vector(lowHalf: e01.lowHalf, highHalf: e23.lowHalf), phases + k)
-            SIMDKernels.store(Vector(lowHalf: o01.lowHalf, highHalf: o23.lowHalf), phases + (stride &+ k))
-            SIMDKernels.store(Vector(lowHalf: e01.highHalf, highHalf: e23.highHalf), phases + (2 &* stride &+ k))
-            SIMDKernels.store(Vector(lowHalf: o01.highHalf, highHalf: o23.highHalf), phases + (3 &* stride &+ k))
+            storePhases((Vector(lowHalf: e01.lowHalf, highHalf: e23.lowHalf), Vector(lowHalf: o01.lowHalf, highHalf: o23.lowHalf),
+                         Vector(lowHalf: e01.highHalf, highHalf: e23.highHalf), Vector(lowHalf: o01.highHalf, highHalf: o23.highHalf)),
+                        into: phases, stride: stride, k: k)
+            #else
+            storePhases(SIMDKernels.phases(block), into: phases, stride: stride, k: k)
+            #endif
         }
         // Interior blocks (x0 ≥ 0, so only the right edge ends them) in a loop of their own: with the edge cases
         // inline, LLVM computed their bounds for every block, as many instructions as the split itself.
@@ -659,6 +647,16 @@ extension WinogradKernels {
         phases[k] = x < w ? row[x] : 0
     }
 
+    /// Phases 0…3 of one 64-pixel block into the phase rows (`stride` apart) at entry `k`.
+    @inline(__always)
+    static func storePhases(_ p: (Vector, Vector, Vector, Vector), into phases: UnsafeMutablePointer<Float>,
+                            stride: Int, k: Int) {
+        SIMDKernels.store(p.0, phases + k)
+        SIMDKernels.store(p.1, phases + (stride &+ k))
+        SIMDKernels.store(p.2, phases + (2 &* stride &+ k))
+        SIMDKernels.store(p.3, phases + (3 &* stride &+ k))
+    }
+
     /// ``splitPhasesByShuffles(row:width:x0:length:readable:padded:into:)``'s block at `x`, which crosses the
     /// row's edge but not its plane's: the 64 pixels loaded whole, those outside `0 ..< w` zeroed by lane masks.
     /// Out of line, or LLVM merges it with the interior blocks' shuffles and slows those down.
@@ -673,17 +671,7 @@ extension WinogradKernels {
             let p = lanes &+ SIMD16<UInt32>(repeating: UInt32(truncatingIfNeeded: x &+ 16 &* j))
             return SIMDKernels.load(row + (x &+ 16 &* j)).replacing(with: zero, where: .!(p .< width))
         }
-        let a0 = masked(0), a1 = masked(1), a2 = masked(2), a3 = masked(3)
-        #if SWIFTSEG_32_REGISTERS
-        let p = (SIMDKernels.phase(a0, a1, a2, a3, 0), SIMDKernels.phase(a0, a1, a2, a3, 1),
-                 SIMDKernels.phase(a0, a1, a2, a3, 2), SIMDKernels.phase(a0, a1, a2, a3, 3))
-        #else
-        let p = SIMDKernels.phases(a0, a1, a2, a3)
-        #endif
-        SIMDKernels.store(p.0, phases + k)
-        SIMDKernels.store(p.1, phases + (stride &+ k))
-        SIMDKernels.store(p.2, phases + (2 &* stride &+ k))
-        SIMDKernels.store(p.3, phases + (3 &* stride &+ k))
+        storePhases(SIMDKernels.phases(masked(0), masked(1), masked(2), masked(3)), into: phases, stride: stride, k: k)
     }
 }
 #endif
