@@ -46,15 +46,20 @@ public enum WinogradKernels {
             // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
             for c in 0..<6 {
                 let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                let d0 = SIMDKernels.load(column), d1 = SIMDKernels.load(column + rowLength)
-                let d2 = SIMDKernels.load(column + 2 * rowLength), d3 = SIMDKernels.load(column + 3 * rowLength)
-                let d4 = SIMDKernels.load(column + 4 * rowLength), d5 = SIMDKernels.load(column + 5 * rowLength)
-                tmp[c] = 4 * d0 - 5 * d2 + d4
-                tmp[6 + c] = -4 * (d1 + d2) + d3 + d4
-                tmp[12 + c] = 4 * (d1 - d2) - d3 + d4
-                tmp[18 + c] = 2 * (d3 - d1) - d2 + d4
-                tmp[24 + c] = 2 * (d1 - d3) - d2 + d4
-                tmp[30 + c] = 4 * d1 - 5 * d3 + d5
+                // On 8-float halves: 6 values in and 6 out fit AVX2's 16 registers (whole vectors spilled).
+                for h in 0..<2 {
+                    @inline(__always) func d(_ r: Int) -> SIMD8<Float> {
+                        UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    let b = inputRow(d(0), d(1), d(2), d(3), d(4), d(5))   // F(4, 3)'s Bᵀ, down the column
+                    let out = UnsafeMutableRawPointer(tmp) + 32 * h
+                    out.storeBytes(of: b.0, toByteOffset: 64 * c, as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.1, toByteOffset: 64 * (6 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.2, toByteOffset: 64 * (12 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.3, toByteOffset: 64 * (18 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.4, toByteOffset: 64 * (24 + c), as: SIMD8<Float>.self)
+                    out.storeBytes(of: b.5, toByteOffset: 64 * (30 + c), as: SIMD8<Float>.self)
+                }
             }
             for i in 0..<6 {
                 let t0 = tmp[i * 6], t1 = tmp[i * 6 + 1], t2 = tmp[i * 6 + 2]
@@ -170,9 +175,9 @@ public enum WinogradKernels {
 
     /// F(4, 3)'s Bᵀ applied to 6 values: a row of a patch (either shape) or a column of a 6×6 one.
     @inline(__always)
-    static func inputRow(_ d0: Vector, _ d1: Vector, _ d2: Vector, _ d3: Vector, _ d4: Vector, _ d5: Vector)
-        -> (Vector, Vector, Vector, Vector, Vector, Vector) {
-        let four = Vector(repeating: 4), minusFour = Vector(repeating: -4), minusFive = Vector(repeating: -5)
+    static func inputRow<V: SIMD>(_ d0: V, _ d1: V, _ d2: V, _ d3: V, _ d4: V, _ d5: V) -> (V, V, V, V, V, V)
+        where V.Scalar == Float {
+        let four = V(repeating: 4), minusFour = V(repeating: -4), minusFive = V(repeating: -5)
         let p = SIMDKernels.multiplyAdd(minusFour, d2, d4), q = SIMDKernels.multiplyAdd(minusFour, d1, d3)
         let s = d4 - d2, t = 2 * (d3 - d1)
         return (SIMDKernels.multiplyAdd(four, d0, SIMDKernels.multiplyAdd(minusFive, d2, d4)),
