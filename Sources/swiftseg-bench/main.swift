@@ -35,6 +35,9 @@ let help = """
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
       --channels      With --layers: the in×out channel pairs to time instead (e.g. 128x64,64x1).
+      --transforms    Instead: time the Winograd transforms alone, ns per 16 tiles and channel (fastest of
+                      --iterations, default here 200), both tile shapes, on one tile row of planes --size
+                      wide (default 320) with 8 channels (in cache) and 128 (not), for each --isa.
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -46,7 +49,8 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, sizesGiven = false
+    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, transforms = false, sizesGiven = false
+    var iterationsGiven = false
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
 }
@@ -74,7 +78,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--model": o.models = value().split(separator: ",").map(String.init)
         case "--size": o.sizes = ints(value(), "--size"); o.sizesGiven = true
         case "--threads": o.threads = ints(value(), "--threads")
-        case "--iterations": o.iterations = ints(value(), "--iterations")[0]
+        case "--iterations": o.iterations = ints(value(), "--iterations")[0]; o.iterationsGiven = true
         case "--warmup":
             guard let w = Int(value()), w >= 0 else { die("--warmup expects an integer ≥ 0") }
             o.warmup = w
@@ -101,6 +105,7 @@ func parseOptions(_ args: [String]) -> Options {
             guard let compression = PNGCompression(v) else { die("--png-compression expects fast or 0…9, got '\(v)'") }
             o.pngCompression = compression
         case "--layers": o.layers = true
+        case "--transforms": o.transforms = true
         case "--channels":
             let v = value()
             o.channelPairs = v.split(separator: ",").map { pair in
@@ -149,6 +154,10 @@ if options.soak > 0 {
 }
 if options.layers {
     runLayers(options)
+    exit(0)
+}
+if options.transforms {
+    runTransforms(options)
     exit(0)
 }
 let commit = gitCommit()
@@ -275,6 +284,28 @@ func runSoak(_ options: Options) {
                      options.soak, seconds, Double(options.soak) / seconds, lanes, segmenters[0].configuration.threads, options.jobs,
                      options.pngCompression.description,
                      samples.failed, at50, end, growth))
+    }
+}
+
+/// The Winograd transforms alone (`WinogradTransformTiming`): ns per 16 tiles and channel with the planes in cache
+/// (8 channels) and not (128), so that instruction-bound and memory-bound kernels tell themselves apart.
+func runTransforms(_ options: Options) {
+    let widths = options.sizesGiven ? options.sizes : [320]
+    let repetitions = options.iterationsGiven ? options.iterations : 200
+    print("fastest of \(repetitions), one thread; ns per 16 tiles and channel\n")
+    print("| tile | width | channels | isa | input + split ns | output ns |")
+    print("|---|---|---|---|---|---|")
+    for tile in WinogradTile.allCases {
+        for width in widths {
+            for channels in [8, 128] {
+                for isa in options.isas {
+                    let t = WinogradTransformTiming.measure(tile: tile, channels: channels, width: width, isa: isa,
+                                                            repetitions: repetitions)
+                    print(String(format: "| %@ | %d | %d | %@ | %.1f | %.1f |", "\(tile)", width, channels, isa.rawValue,
+                                 t.inputNanoseconds, t.outputNanoseconds))
+                }
+            }
+        }
     }
 }
 

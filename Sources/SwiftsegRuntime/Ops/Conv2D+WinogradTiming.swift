@@ -1,0 +1,55 @@
+import Dispatch
+import SwiftsegKernels
+
+/// Timing of the Winograd transforms on their own, for `swiftseg-bench --transforms`: per 16 tiles and channel,
+/// the unit the kernels work in, so that builds, tile shapes and cache residency compare directly. It is how the
+/// AVX2 build's transforms were found to be instruction-bound (as fast with 8 channels in cache as with 128 from
+/// memory) rather than waiting on memory (PERF.md).
+///
+/// ```swift
+/// let t = WinogradTransformTiming.measure(tile: .f6x4, channels: 8, width: 320, isa: .best, repetitions: 200)
+/// print(t.inputNanoseconds, t.outputNanoseconds)
+/// ```
+public enum WinogradTransformTiming {
+    /// Nanoseconds per 16 tiles and channel, the fastest of the repetitions (this machine is shared: the minimum
+    /// is the stable statistic for code this short).
+    public struct Result: Sendable {
+        /// The input transform with its phase split, per input channel.
+        public let inputNanoseconds: Double
+        /// The output transform with bias and ReLU, per output channel.
+        public let outputNanoseconds: Double
+    }
+
+    /// Runs the input transform of one tile row (the second, so rows above and below are read) of `channels`
+    /// planes `width` pixels wide, then the output transform of the same number of channels, `repetitions`
+    /// times each with `isa`'s kernels (it must be supported), on one thread.
+    public static func measure(tile: WinogradTile, channels: Int, width: Int, isa: KernelISA,
+                               repetitions: Int) -> Result {
+        precondition(channels > 0 && width > 0 && repetitions > 0, "channels, width and repetitions must be positive")
+        let kernels = Kernels.of(isa)
+        let height = 3 * tile.height
+        let tiles = (width + tile.width - 1) / tile.width, nb = (tiles + 15) / 16 * 16
+        let stride = WinogradKernels.channelStride(positions: tile.positions, ld: nb)
+        let planes = Tensor(channels: channels, height: height, width: width)
+        for i in 0..<planes.count { planes.data[i] = Float(i % 97) / 97 - 0.5 }
+        let output = Tensor(channels: channels, height: height, width: width)
+        let bias = Tensor(channels: 1, height: 1, width: channels)
+        let vm = UnsafeMutablePointer<Float>.allocate(capacity: channels * stride)   // V, then read as M
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Kernels.winogradTransformScratchFloats(tiles: nb))
+        defer { vm.deallocate(); scratch.deallocate() }
+        vm.initialize(repeating: 0, count: channels * stride)
+        var input = UInt64.max, outputTime = UInt64.max
+        for _ in 0..<repetitions {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            kernels.winogradInput(tile)(planes.data, channels, height, width, 1, 0, nb, vm, nb, scratch)
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            kernels.winogradOutput(tile)(vm, nb, channels, bias.data, output.data, height, width, 1, 0, tiles, true,
+                                         nil, scratch)
+            let t2 = DispatchTime.now().uptimeNanoseconds
+            input = min(input, t1 - t0)
+            outputTime = min(outputTime, t2 - t1)
+        }
+        let units = Double(channels * nb / 16)
+        return Result(inputNanoseconds: Double(input) / units, outputNanoseconds: Double(outputTime) / units)
+    }
+}
