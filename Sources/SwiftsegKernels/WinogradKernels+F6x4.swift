@@ -25,22 +25,10 @@ extension WinogradKernels {
             #else
             // Bᵀ d down the 6 patch columns (read straight from the phase rows), then (Bᵀ d) B along the 8 rows.
             for c in 0..<6 {
-                let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                // On 8-float halves: 8 values in and 8 out fit AVX2's 16 registers (whole vectors spilled).
-                for h in 0..<2 {
-                    @inline(__always) func d(_ r: Int) -> SIMD8<Float> {
-                        UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self)
-                    }
+                forEachColumnHalf(phases + columnOffset(c, phaseStride: phaseStride), patchColumn: c,
+                                  rowLength: rowLength, into: tmp) { d, put in
                     let b = inputColumn(d(0), d(1), d(2), d(3), d(4), d(5), d(6), d(7))
-                    let out = UnsafeMutableRawPointer(tmp) + 32 * h
-                    out.storeBytes(of: b.0, toByteOffset: 64 * c, as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.1, toByteOffset: 64 * (6 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.2, toByteOffset: 64 * (12 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.3, toByteOffset: 64 * (18 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.4, toByteOffset: 64 * (24 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.5, toByteOffset: 64 * (30 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.6, toByteOffset: 64 * (36 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.7, toByteOffset: 64 * (42 + c), as: SIMD8<Float>.self)
+                    put(b.0, 0); put(b.1, 1); put(b.2, 2); put(b.3, 3); put(b.4, 4); put(b.5, 5); put(b.6, 6); put(b.7, 7)
                 }
             }
             for i in 0..<8 {

@@ -45,20 +45,10 @@ public enum WinogradKernels {
             #else
             // Bᵀ d (columns, read straight from the phase rows), then (Bᵀ d) B (rows).
             for c in 0..<6 {
-                let column = phases + columnOffset(c, phaseStride: phaseStride)   // patch column c, row 0
-                // On 8-float halves: 6 values in and 6 out fit AVX2's 16 registers (whole vectors spilled).
-                for h in 0..<2 {
-                    @inline(__always) func d(_ r: Int) -> SIMD8<Float> {
-                        UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self)
-                    }
+                forEachColumnHalf(phases + columnOffset(c, phaseStride: phaseStride), patchColumn: c,
+                                  rowLength: rowLength, into: tmp) { d, put in
                     let b = inputRow(d(0), d(1), d(2), d(3), d(4), d(5))   // F(4, 3)'s Bᵀ, down the column
-                    let out = UnsafeMutableRawPointer(tmp) + 32 * h
-                    out.storeBytes(of: b.0, toByteOffset: 64 * c, as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.1, toByteOffset: 64 * (6 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.2, toByteOffset: 64 * (12 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.3, toByteOffset: 64 * (18 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.4, toByteOffset: 64 * (24 + c), as: SIMD8<Float>.self)
-                    out.storeBytes(of: b.5, toByteOffset: 64 * (30 + c), as: SIMD8<Float>.self)
+                    put(b.0, 0); put(b.1, 1); put(b.2, 2); put(b.3, 3); put(b.4, 4); put(b.5, 5)
                 }
             }
             for i in 0..<6 {
@@ -171,6 +161,21 @@ public enum WinogradKernels {
     @inline(__always)
     static func columnOffset(_ c: Int, phaseStride: Int) -> Int {
         ((c &+ 3) & 3) &* phaseStride &+ ((c &+ 3) >> 2) &- 1
+    }
+
+    /// The column step of the scratch-form input transforms, on each 8-float half of 16 tiles in turn (8 values in
+    /// and 8 out, F(6×4)'s, fit AVX2's 16 registers; whole vectors spilled): `body(d, put)` with `d(r)` = patch
+    /// row r of patch column `patchColumn` (starting at `column` in the phase rows) and `put(value, i)` storing row
+    /// i of Bᵀ d for that column into the scratch, at vector `6·i + patchColumn`.
+    @inline(__always)
+    static func forEachColumnHalf(_ column: UnsafePointer<Float>, patchColumn c: Int, rowLength: Int,
+                                  into tmp: UnsafeMutablePointer<Vector>,
+                                  _ body: (_ d: (Int) -> SIMD8<Float>, _ put: (SIMD8<Float>, Int) -> Void) -> Void) {
+        for h in 0..<2 {
+            let out = UnsafeMutableRawPointer(tmp) + 32 * h
+            body({ r in UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self) },
+                 { value, i in out.storeBytes(of: value, toByteOffset: 64 * (6 * i + c), as: SIMD8<Float>.self) })
+        }
     }
 
     /// F(4, 3)'s Bᵀ applied to 6 values: a row of a patch (either shape) or a column of a 6×6 one.
