@@ -119,6 +119,25 @@ final class SubjectLiftingTests: XCTestCase {
         XCTAssertEqual(combined, cropped)
     }
 
+    /// The owner map and the salient boxes are made on first use: threads that ask for them at once all get
+    /// the same answer as a single thread does.
+    func testOnDemandPartsAgreeAcrossThreads() throws {
+        let (_, single) = try observe("coins.png")
+        let expected = try single.maskImage(forInstances: [1]).pixels, boxes = single.saliency.salientObjects
+        let (_, shared) = try observe("coins.png")  // a fresh observation: nothing made yet
+        final class Results: @unchecked Sendable {
+            let lock = NSLock()
+            var masks: [[UInt8]] = [], boxes: [Int] = []
+        }
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let mask = (try? shared.maskImage(forInstances: [1]).pixels) ?? [], count = shared.saliency.salientObjects.count
+            results.lock.withLock { results.masks.append(mask); results.boxes.append(count) }
+        }
+        XCTAssertEqual(results.masks, [[UInt8]](repeating: expected, count: 8))
+        XCTAssertEqual(results.boxes, [Int](repeating: boxes.count, count: 8))
+    }
+
     func testInstanceMasksSplitTheSoftMask() throws {
         let (_, obs) = try observe("coins.png")
         let all = try obs.scaledMask(forInstances: obs.allInstances)

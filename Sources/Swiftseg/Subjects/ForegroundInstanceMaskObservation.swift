@@ -7,8 +7,9 @@ public struct ForegroundInstanceMaskObservation: Sendable {
     public let instanceMask: InstanceMask
     public let instances: [InstanceInfo]
     /// Each pixel's nearest instance, grown from the labels into the mask's soft edge, so that the soft
-    /// mask can be split between instances.
-    let owners: [UInt32]
+    /// mask can be split between instances: made when an instance subset is first asked for.
+    var owners: [UInt32] { ownerMap.value }
+    let ownerMap: OnDemand<[UInt32]>
     /// The threshold the instances were cut at.
     public let threshold: Double
     /// The network's saliency map and salient boxes.

@@ -63,12 +63,13 @@ public struct ForegroundInstanceMaskRequest: Sendable {
                                 normalizedBounds: VisionGeometry.normalizedRect(for: rect, width: w, height: h),
                                 area: areas[i], score: Double(confidence[i]) / Double(areas[i]) / 255)
         }
-        let owners = ConnectedComponents.grow(labels, into: soft.pixels, width: w, height: h)
+        // Who owns the soft edge is only needed to split the mask between instances: grown on first use.
+        let owners = OnDemand { ConnectedComponents.grow(labels, into: soft.pixels, width: w, height: h) }
         var timings = mask.timings
         timings.instancesMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         return ForegroundInstanceMaskObservation(
             softMask: soft, instanceMask: InstanceMask(width: w, height: h, count: count, labels: labels),
-            instances: instances, owners: owners, threshold: threshold,
+            instances: instances, ownerMap: owners, threshold: threshold,
             saliency: SaliencyObservation(values: mask.saliency, size: mask.saliencySize, threshold: threshold),
             timings: timings)
     }
