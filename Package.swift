@@ -21,29 +21,45 @@ let avx512Kernels: [SwiftSetting] = []
 let package = Package(
     name: "swiftseg",
     products: [
-        // Public API: the Vision-like library, the raw runtime, the CLI and the benchmark.
+        // Public API. Swiftseg is the Vision-like library (it re-exports SwiftsegImage); SwiftsegImage alone is
+        // the image library with no network code; SwiftsegModels and SwiftsegRuntime are the networks and the
+        // runtime under them. The CLI's product is `swiftseg` (its folder is Sources/SwiftsegCLI, so that no
+        // two paths differ only by case).
         .library(name: "Swiftseg", targets: ["Swiftseg"]),
+        .library(name: "SwiftsegImage", targets: ["SwiftsegImage"]),
+        .library(name: "SwiftsegModels", targets: ["SwiftsegModels"]),
         .library(name: "SwiftsegRuntime", targets: ["SwiftsegRuntime"]),
-        .executable(name: "swiftseg", targets: ["swiftseg"]),
+        .executable(name: "swiftseg", targets: ["SwiftsegCLI"]),
         .executable(name: "swiftseg-bench", targets: ["swiftseg-bench"]),
     ],
     targets: [
         // MARK: Public API
-        .target(name: "Swiftseg", dependencies: ["SwiftsegRuntime", "_CPNG", "_CTurboJPEG"]),
-        .executableTarget(name: "swiftseg", dependencies: ["Swiftseg"]),
-        .executableTarget(name: "swiftseg-bench", dependencies: ["Swiftseg"]),
+        // Requests (subject lifting, …) and the per-photo pipeline and batch runner the CLI and a server share.
+        .target(name: "Swiftseg", dependencies: ["SwiftsegImage", "SwiftsegModels", "SwiftsegRuntime"]),
+        // Images, codecs, resampling, filters, geometry, compositing, atomic writes: no network code.
+        .target(name: "SwiftsegImage", dependencies: ["_CPNG", "_CTurboJPEG"]),
+        // One folder per network (blocks, configuration, key mapping), registered by architecture name, and
+        // the built-in weights.
+        .target(name: "SwiftsegModels", dependencies: ["SwiftsegRuntime", "SwiftsegEmbeddedWeights"]),
+        // Thin front ends: argument parsing and printing only.
+        .executableTarget(name: "SwiftsegCLI", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
+        .executableTarget(name: "swiftseg-bench", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
         // libFuzzer harness for the image and weights parsers (a file replayer when built without the fuzzer).
-        .executableTarget(name: "swiftseg-fuzz", dependencies: ["Swiftseg"]),
+        .executableTarget(name: "swiftseg-fuzz", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
 
         // MARK: Implementation details
-        // Tensor, ops (reference + fast kernels side by side), BLAS seam, U²-Net model, weights.
+        // The model-agnostic runtime: tensors, arena, parallel, BLAS seam, CPU dispatch, ops (reference + fast
+        // kernels side by side), weights (safetensors, the checked loader, the architecture registry).
         .target(name: "SwiftsegRuntime",
-                dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX2", "SwiftsegKernelsAVX512",
-                               "SwiftsegEmbeddedWeights"]),
+                dependencies: ["SwiftsegKernels", "SwiftsegKernelsAVX2", "SwiftsegKernelsAVX512"]),
         // Pointer-level SIMD kernels, built for the baseline CPU and again for AVX2 and AVX-512 (see the top).
-        .target(name: "SwiftsegKernels", dependencies: ["_CKernelSupport"]),
-        .target(name: "SwiftsegKernelsAVX2", dependencies: ["_CKernelSupport"], swiftSettings: avx2Kernels),
-        .target(name: "SwiftsegKernelsAVX512", dependencies: ["_CKernelSupport"], swiftSettings: avx512Kernels),
+        .target(name: "SwiftsegKernels", dependencies: ["_CKernelSupport", "SwiftsegKernelTypes"]),
+        .target(name: "SwiftsegKernelsAVX2", dependencies: ["_CKernelSupport", "SwiftsegKernelTypes"],
+                swiftSettings: avx2Kernels),
+        .target(name: "SwiftsegKernelsAVX512", dependencies: ["_CKernelSupport", "SwiftsegKernelTypes"],
+                swiftSettings: avx512Kernels),
+        // What all three kernel builds take, as one type: the epilogue value (data only, built once).
+        .target(name: "SwiftsegKernelTypes"),
         // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
         .target(
             name: "SwiftsegEmbeddedWeights",
@@ -61,12 +77,18 @@ let package = Package(
         .systemLibrary(name: "_CKernelSupport"),
 
         // MARK: Tests
+        .testTarget(name: "SwiftsegImageTests", dependencies: ["SwiftsegImage"]),
         .testTarget(name: "SwiftsegRuntimeTests",
                     dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX2",
-                                   "SwiftsegKernelsAVX512", "SwiftsegAllocationCounter"]),
-        // Test support: counts heap allocations (wraps the malloc family), for the no-allocation test.
+                                   "SwiftsegKernelsAVX512", "SwiftsegTestSupport"]),
+        .testTarget(name: "SwiftsegModelsTests",
+                    dependencies: ["SwiftsegModels", "SwiftsegRuntime", "SwiftsegTestSupport",
+                                   "SwiftsegAllocationCounter"]),
+        .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
+        .testTarget(name: "SwiftsegCLITests", dependencies: ["SwiftsegCLI", "swiftseg-fuzz"]),
+        // Test support: fixture paths and tensor helpers for the runtime's and the models' tests.
+        .target(name: "SwiftsegTestSupport", dependencies: ["SwiftsegRuntime"], path: "Tests/SwiftsegTestSupport"),
+        // Counts heap allocations (wraps the malloc family), for the no-allocation test.
         .target(name: "SwiftsegAllocationCounter", path: "Tests/SwiftsegAllocationCounter"),
-        .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg"]),
-        .testTarget(name: "swiftsegCLITests", dependencies: ["swiftseg", "swiftseg-fuzz"]),
     ]
 )

@@ -6,6 +6,11 @@
 Writes:
 - ops/{conv,maxpool,resize,sigmoid}.safetensors — single-op ONNX graphs run by ONNX Runtime: inputs,
   weights and outputs as `caseN.*` tensors, each case's parameters in the metadata (JSON).
+- ops/conv-general.safetensors — Conv with stride 2, SAME_UPPER and explicit asymmetric padding, groups
+  (depthwise 3×3 and 5×5, grouped with a channel multiplier), 1×1 strided; some followed by Clip(0, 6) (ReLU6).
+- ops/classifier.safetensors — GlobalAveragePool, Gemm (transB = 1, as nn.Linear exports) and Softmax.
+
+    Tools/make_fixtures.sh --ops conv-general,classifier   # only these op fixtures (no photos, no rembg)
 - photos/{astronaut.png,chelsea.png,coffee.png,rocket.jpg,coins.png} — scikit-image's public-domain sample
   photos (coins: a grayscale PNG with many separate objects).
 - photos/NAME.input.npy — rembg's preprocessed tensor (1×3×320×320), NAME.d0.npy — ONNX Runtime's d0 for it
@@ -83,6 +88,64 @@ def conv_cases():
         meta[f"case{i}"] = json.dumps({"kernel": k, "dilation": d})
     meta["cases"] = str(len(shapes))
     return tensors, meta
+
+
+def conv_general_cases():
+    # (cin, cout, h, w, kernel, stride, dilation, pads top/left/bottom/right or "SAME", groups, relu6): the
+    # convolutions of MobileNetV2 and EfficientNet-Lite on even and odd sizes. Its own generator, so adding
+    # cases leaves the other fixtures' data as it was.
+    rng = np.random.default_rng(20261201)
+    shapes = [(3, 32, 16, 14, 3, 2, 1, "SAME", 1, True), (3, 8, 15, 13, 3, 2, 1, "SAME", 1, False),
+              (8, 8, 16, 16, 3, 1, 1, (1, 1, 1, 1), 8, True), (8, 8, 16, 12, 3, 2, 1, "SAME", 8, True),
+              (6, 6, 11, 9, 5, 2, 1, "SAME", 6, False), (6, 6, 12, 10, 5, 1, 1, (2, 2, 2, 2), 6, True),
+              (6, 6, 12, 10, 5, 2, 1, "SAME", 6, True), (8, 16, 9, 7, 3, 1, 1, (0, 1, 2, 1), 2, False),
+              (4, 8, 7, 7, 1, 2, 1, (0, 0, 0, 0), 1, False), (4, 12, 10, 10, 3, 1, 2, (2, 2, 2, 2), 4, True),
+              (16, 24, 8, 8, 1, 1, 1, (0, 0, 0, 0), 1, False), (5, 7, 4, 3, 3, 3, 1, (1, 0, 2, 1), 1, True),
+              (32, 32, 1, 1, 3, 1, 1, (1, 1, 1, 1), 32, True)]
+    tensors, meta = [], {}
+    for i, (cin, cout, h, w, k, stride, d, pads, g, relu6) in enumerate(shapes):
+        x = rng.standard_normal((1, cin, h, w)).astype(np.float32)
+        wt = (rng.standard_normal((cout, cin // g, k, k)) / np.sqrt(cin // g * k * k)).astype(np.float32)
+        b = rng.standard_normal(cout).astype(np.float32)
+        attrs = dict(kernel_shape=[k, k], dilations=[d, d], strides=[stride, stride], group=g)
+        if pads == "SAME":
+            attrs["auto_pad"] = "SAME_UPPER"
+        else:
+            attrs["pads"] = [pads[0], pads[1], pads[2], pads[3]]
+        nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c" if relu6 else "y"], **attrs)]
+        inits = {"w": wt, "b": b}
+        if relu6:
+            nodes.append(helper.make_node("Clip", ["c", "lo", "hi"], ["y"]))
+            inits.update(lo=np.array(0, np.float32), hi=np.array(6, np.float32))
+        y = run_graph(nodes, {"x": x}, inits)
+        tensors += [(f"case{i}.input", x), (f"case{i}.weight", wt), (f"case{i}.bias", b), (f"case{i}.output", y)]
+        same = pads == "SAME"
+        t, l, bt, r = (0, 0, 0, 0) if same else pads
+        meta[f"case{i}"] = json.dumps({"kernel": k, "stride": stride, "dilation": d, "same": int(same), "top": t,
+                                       "left": l, "bottom": bt, "right": r, "groups": g, "relu6": int(relu6)})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+def classifier_cases():
+    # case0: GlobalAveragePool; case1: Gemm (transB = 1) on 1×N; case2: Softmax over 1000 logits.
+    rng = np.random.default_rng(20261202)
+    x = rng.standard_normal((1, 24, 7, 9)).astype(np.float32)
+    pooled = run_graph([helper.make_node("GlobalAveragePool", ["x"], ["y"])], {"x": x}, {})
+    f = rng.standard_normal((1, 40)).astype(np.float32)
+    wt = (rng.standard_normal((30, 40)) / np.sqrt(40)).astype(np.float32)
+    b = rng.standard_normal(30).astype(np.float32)
+    fc = run_graph([helper.make_node("Gemm", ["x", "w", "b"], ["y"], transB=1)], {"x": f}, {"w": wt, "b": b})
+    logits = (rng.standard_normal((1, 1000)) * 4).astype(np.float32)
+    probs = run_graph([helper.make_node("Softmax", ["x"], ["y"], axis=1)], {"x": logits}, {})
+    tensors = [("case0.input", x), ("case0.output", pooled), ("case1.input", f), ("case1.weight", wt),
+               ("case1.bias", b), ("case1.output", fc), ("case2.input", logits), ("case2.output", probs)]
+    return tensors, {"cases": "3", "case0": "GlobalAveragePool", "case1": "Gemm", "case2": "Softmax"}
+
+
+OP_FIXTURES = [("conv", lambda: conv_cases()), ("maxpool", lambda: maxpool_cases()),
+               ("resize", lambda: resize_cases()), ("sigmoid", lambda: sigmoid_cases()),
+               ("conv-general", lambda: conv_general_cases()), ("classifier", lambda: classifier_cases())]
 
 
 def maxpool_cases():
@@ -240,15 +303,27 @@ def u2net_fixtures(onnx_path):
         np.save(os.path.join(photos, f"{name}.u2net-d0.npy"), sess.run(None, {sess.get_inputs()[0].name: x})[0])
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx [PATH/TO/u2net.onnx]")
+def write_op_fixtures(names):
     os.makedirs(os.path.join(OUT, "ops"), exist_ok=True)
-    for name, make in [("conv", conv_cases), ("maxpool", maxpool_cases), ("resize", resize_cases),
-                       ("sigmoid", sigmoid_cases)]:
+    for name, make in OP_FIXTURES:
+        if name not in names:
+            continue
         tensors, meta = make()
         meta["generator"] = f"Tools/make_fixtures.py, onnxruntime {ort.__version__}"
         write_safetensors(os.path.join(OUT, "ops", f"{name}.safetensors"), tensors, meta)
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--ops":
+        names = sys.argv[2].split(",")
+        unknown = set(names) - {n for n, _ in OP_FIXTURES}
+        if unknown:
+            sys.exit(f"make_fixtures: unknown op fixtures {sorted(unknown)} (known: {[n for n, _ in OP_FIXTURES]})")
+        write_op_fixtures(names)
+        return
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: make_fixtures.py PATH/TO/u2netp.onnx [PATH/TO/u2net.onnx] | --ops NAME,…")
+    write_op_fixtures([n for n, _ in OP_FIXTURES])
     photo_fixtures(sys.argv[1])
     decode_fixtures()
     if len(sys.argv) == 3:

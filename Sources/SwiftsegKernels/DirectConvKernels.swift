@@ -12,15 +12,15 @@ public enum DirectConvKernels {
     /// Floats between padded rows: the row, a zero on each side, and the last vector's overreach.
     static func paddedRowFloats(width w: Int) -> Int { (w + 2 + 31) / 16 * 16 }
 
-    /// Floats of scratch ``conv3x3Rows(input:inChannels:height:width:weight:bias:channels:_:rows:_:output:relu:residual:scratch:)``
+    /// Floats of scratch ``conv3x3Rows(input:inChannels:height:width:weight:bias:channels:_:rows:_:output:epilogue:scratch:)``
     /// needs (the caller's buffer need not be aligned).
     public static func scratchFloats(inChannels: Int, width: Int) -> Int {
         3 * inChannels * paddedRowFloats(width: width) + 16
     }
 
-    /// Output rows `y0 ..< y1` of output channels `co0 ..< co1`: out = conv + bias, then ReLU if `relu`, then
-    /// + residual if given (planes laid out like `output`). `weight` is OIHW for all output channels; `output`
-    /// and `residual` point at channel 0.
+    /// Output rows `y0 ..< y1` of output channels `co0 ..< co1`: out = conv + bias, then the epilogue's
+    /// activation and residual (planes laid out like `output`). `weight` is OIHW for all output channels;
+    /// `output` and the epilogue's residual point at channel 0.
     ///
     /// Input rows are first copied into zero-padded rows in the scratch (a ring of three per input channel,
     /// each row copied once), so every output vector reads its 18-pixel spans the same way, edges included,
@@ -30,8 +30,28 @@ public enum DirectConvKernels {
     public static func conv3x3Rows(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int, width w: Int,
                                    weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                                    channels co0: Int, _ co1: Int, rows y0: Int, _ y1: Int,
-                                   output: UnsafeMutablePointer<Float>, relu: Bool,
-                                   residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
+                                   output: UnsafeMutablePointer<Float>, epilogue: KernelEpilogue,
+                                   scratch: UnsafeMutablePointer<Float>) {
+        // The loops specialised per activation (``VectorActivation``).
+        @inline(__always) func run<A: VectorActivation>(_ activation: A.Type) {
+            conv3x3RowsBody(input: input, inChannels: cin, height: h, width: w, weight: weight, bias: bias,
+                            channels: co0, co1, rows: y0, y1, output: output, epilogue: epilogue, activation,
+                            scratch: scratch)
+        }
+        switch epilogue.activation {
+        case .none: run(Identity.self)
+        case .relu: run(ReLU.self)
+        case .relu6: run(ReLU6.self)
+        }
+    }
+
+    @inline(__always)
+    static func conv3x3RowsBody<A: VectorActivation>(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int,
+                                width w: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                channels co0: Int, _ co1: Int, rows y0: Int, _ y1: Int,
+                                output: UnsafeMutablePointer<Float>, epilogue: KernelEpilogue, _ activation: A.Type,
+                                scratch: UnsafeMutablePointer<Float>) {
+        let residual = epilogue.residual
         let hw = h * w
         let stride = paddedRowFloats(width: w)
         let ring = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Float.self,
@@ -49,15 +69,13 @@ public enum DirectConvKernels {
             }
         }
         for r in Swift.max(0, y0 - 1)..<Swift.min(h, y0 + 1) { load(row: r) }
-        let zero = Vector(repeating: 0)
         let lastX = (w - 1) / width * width
         for y in y0..<y1 {
             if y + 1 < h { load(row: y + 1) }
             let ky0 = y == 0 ? 1 : 0, ky1 = y == h - 1 ? 2 : 3   // kernel rows that fall inside the image
             /// Epilogue and store of one output vector at x of channel co.
             @inline(__always) func put(_ acc: Vector, _ co: Int, _ x: Int) {
-                var v = acc
-                if relu { v = SIMDKernels.max(v, zero) }
+                var v = A.apply(acc)
                 let offset = co * hw + y * w + x
                 if x + width <= w {
                     if let residual { v += SIMDKernels.load(residual + offset) }

@@ -9,6 +9,7 @@
 /// `SWIFTSEG_32_REGISTERS` (AVX-512) allows register blocks and transform forms that keep more than 16 vector
 /// registers live (the 8×32 GEMM block, the store-saving Winograd input transforms).
 import _CKernelSupport
+@_exported import SwiftsegKernelTypes
 
 public enum SIMDKernels {
     /// 16 floats: one AVX-512 register, two AVX2 or four SSE/NEON registers (LLVM splits it).
@@ -28,6 +29,11 @@ public enum SIMDKernels {
     /// (Concrete overloads: generic SIMD code falls back to lane-by-lane loops too.)
     @inlinable @inline(__always) static func max(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
         a.replacing(with: b, where: a .< b)
+    }
+
+    /// Lane-wise minimum, as ``max(_:_:)``.
+    @inlinable @inline(__always) static func min(_ a: SIMD16<Float>, _ b: SIMD16<Float>) -> SIMD16<Float> {
+        a.replacing(with: b, where: b .< a)
     }
 
     /// ``max(_:_:)`` for 8-float halves.
@@ -159,38 +165,48 @@ public enum SIMDKernels {
         while i < count { y[i] += alpha * x[i]; i += 1 }
     }
 
-    /// p[i] = max(p[i] + bias, 0)
-    @inlinable public static func addBiasReLU(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
+    /// Σ p[i], in vector lanes then across them (a different order from a scalar loop: float rounding differs).
+    @inlinable public static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        var acc = Vector(repeating: 0)
         var i = 0
-        let b = Vector(repeating: bias), zero = Vector(repeating: 0)
         while i + width <= count {
-            store(max(load(p + i) + b, zero), p + i)
+            acc += load(p + i)
             i += width
         }
-        while i < count { p[i] = Swift.max(p[i] + bias, 0); i += 1 }
+        var total = acc.sum()
+        while i < count { total += p[i]; i += 1 }
+        return total
     }
 
-    /// p[i] = p[i] + bias
-    @inlinable public static func addBias(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float) {
+    /// p[i] = activation(p[i] + bias) + residual[i] (no add without a residual): a convolution's epilogue over
+    /// `count` outputs, in one pass while they are in cache. One loop per activation (``VectorActivation``).
+    @inlinable public static func addBias(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float,
+                                          epilogue: KernelEpilogue) {
+        switch epilogue.activation {
+        case .none: addBias(p, count: count, bias: bias, Identity.self, residual: epilogue.residual)
+        case .relu: addBias(p, count: count, bias: bias, ReLU.self, residual: epilogue.residual)
+        case .relu6: addBias(p, count: count, bias: bias, ReLU6.self, residual: epilogue.residual)
+        }
+    }
+
+    @inlinable @inline(__always)
+    static func addBias<A: VectorActivation>(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float, _: A.Type,
+                                             residual r: UnsafePointer<Float>?) {
         var i = 0
         let b = Vector(repeating: bias)
-        while i + width <= count {
-            store(load(p + i) + b, p + i)
-            i += width
+        if let r {
+            while i + width <= count {
+                store(A.apply(load(p + i) + b) + load(r + i), p + i)
+                i += width
+            }
+            while i < count { p[i] = A.apply(p[i] + bias) + r[i]; i += 1 }
+        } else {
+            while i + width <= count {
+                store(A.apply(load(p + i) + b), p + i)
+                i += width
+            }
+            while i < count { p[i] = A.apply(p[i] + bias); i += 1 }
         }
-        while i < count { p[i] += bias; i += 1 }
-    }
-
-    /// p[i] = max(p[i] + bias, 0) + residual[i] — REBNCONV's ReLU then the RSU residual add, in one pass.
-    @inlinable public static func addBiasReLUResidual(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float,
-                                                      residual r: UnsafePointer<Float>) {
-        var i = 0
-        let b = Vector(repeating: bias), zero = Vector(repeating: 0)
-        while i + width <= count {
-            store(max(load(p + i) + b, zero) + load(r + i), p + i)
-            i += width
-        }
-        while i < count { p[i] = Swift.max(p[i] + bias, 0) + r[i]; i += 1 }
     }
 
     /// out[i] = max(row0[2i], row0[2i+1], row1[2i], row1[2i+1]): the 2×2 max-pool of one output row (both
@@ -302,3 +318,34 @@ import Glibc
 import Darwin
 @inline(__always) func _exp(_ x: Float) -> Float { expf(x) }
 #endif
+
+/// An epilogue's activation as a type (``KernelEpilogue/Activation`` is the value callers pass). The kernels'
+/// hot loops are generic over it, each entry point switching once on the value, so every loop is specialised
+/// per activation with nothing tested per vector: a switch per vector, even on a loop-invariant value, made
+/// the AVX-512 Winograd output transform 2× slower.
+@usableFromInline protocol VectorActivation {
+    static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector
+    static func apply(_ v: Float) -> Float
+}
+
+/// x
+@usableFromInline enum Identity: VectorActivation {
+    @inlinable @inline(__always) static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector { v }
+    @inlinable @inline(__always) static func apply(_ v: Float) -> Float { v }
+}
+
+/// max(x, 0)
+@usableFromInline enum ReLU: VectorActivation {
+    @inlinable @inline(__always) static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector {
+        SIMDKernels.max(v, SIMDKernels.Vector(repeating: 0))
+    }
+    @inlinable @inline(__always) static func apply(_ v: Float) -> Float { Swift.max(v, 0) }
+}
+
+/// min(max(x, 0), 6)
+@usableFromInline enum ReLU6: VectorActivation {
+    @inlinable @inline(__always) static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector {
+        SIMDKernels.min(SIMDKernels.max(v, SIMDKernels.Vector(repeating: 0)), SIMDKernels.Vector(repeating: 6))
+    }
+    @inlinable @inline(__always) static func apply(_ v: Float) -> Float { Swift.min(Swift.max(v, 0), 6) }
+}

@@ -101,19 +101,37 @@ extension WinogradKernels {
                 mix(32, d34, 0.03125, d56, d12) + m7)
     }
 
-    /// Y = Aᵀ M A + bias for tiles `tx0 ..< tx0 + n` of tile row `ty`, then ReLU (if `relu`) and the residual
-    /// (if given, same layout as `output`), written to the part of each 6×4 tile inside the image.
+    /// Y = Aᵀ M A + bias for tiles `tx0 ..< tx0 + n` of tile row `ty`, then the epilogue (its residual laid out
+    /// like `output`), written to the part of each 6×4 tile inside the image.
     @inline(never)
     public static func outputTransformF6x4(m: UnsafePointer<Float>, ld: Int, channels: Int, bias: UnsafePointer<Float>,
                                        output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
-                                       tileRow ty: Int, firstTile tx0: Int, tiles n: Int, relu: Bool,
-                                       residual: UnsafePointer<Float>?, scratch: UnsafeMutablePointer<Float>) {
+                                       tileRow ty: Int, firstTile tx0: Int, tiles n: Int,
+                                       epilogue: KernelEpilogue, scratch: UnsafeMutablePointer<Float>) {
+        // The loops specialised per activation (``VectorActivation``).
+        @inline(__always) func run<A: VectorActivation>(_ activation: A.Type) {
+            outputTransformF6x4Body(m: m, ld: ld, channels: channels, bias: bias, output: output, height: h, width: w,
+                                    tileRow: ty, firstTile: tx0, tiles: n, epilogue: epilogue, activation, scratch: scratch)
+        }
+        switch epilogue.activation {
+        case .none: run(Identity.self)
+        case .relu: run(ReLU.self)
+        case .relu6: run(ReLU6.self)
+        }
+    }
+
+    @inline(__always)
+    static func outputTransformF6x4Body<A: VectorActivation>(m: UnsafePointer<Float>, ld: Int, channels: Int,
+                                        bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                                        height h: Int, width w: Int, tileRow ty: Int, firstTile tx0: Int,
+                                        tiles n: Int, epilogue: KernelEpilogue, _ activation: A.Type,
+                                        scratch: UnsafeMutablePointer<Float>) {
         let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 40)
         let tmp = vectors, ys = tmp + 36   // ys: one output row's 4 vectors, for the scalar interleave
         let rows = Swift.min(6, h - 6 * ty)   // output rows of this tile row inside the image
         for co in 0..<channels {
             let plane = output + co * h * w
-            let res = residual.map { $0 + co * h * w }
+            let channelEpilogue = epilogue.advanced(by: co * h * w)
             let b = Vector(repeating: bias[co])
             var t = 0
             while t < n {
@@ -133,17 +151,18 @@ extension WinogradKernels {
                 let ox0 = 4 * (tx0 + t), count = min(4 * min(width, n - t), w - ox0)
                 for i in 0..<rows {
                     let offset = (6 * ty + i) * w + ox0
-                    storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset, relu: relu,
-                             residual: res.map { $0 + offset }, scratch: ys)
+                    storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset,
+                             epilogue: channelEpilogue.advanced(by: offset), activation, scratch: ys)
                 }
                 t += width
             }
             #if !(SWIFTSEG_PERMUTES || arch(arm64))
-            if relu {  // ReLU / residual over the rows this call wrote (the bias is already in)
+            if !epilogue.isIdentity {  // the epilogue over the rows this call wrote (the bias is already in)
                 let ox0 = 4 * tx0, count = min(4 * n, w - ox0)
                 for i in 0..<rows {
                     let offset = (6 * ty + i) * w + ox0
-                    epilogue(plane + offset, count: count, residual: res.map { $0 + offset })
+                    SIMDKernels.addBias(plane + offset, count: count, bias: 0, A.self,
+                                        residual: channelEpilogue.residual.map { $0 + offset })
                 }
             }
             #endif

@@ -1,5 +1,6 @@
 import Foundation
 import Swiftseg
+import SwiftsegModels
 import SwiftsegRuntime
 
 // swiftseg-bench: times the U²-Net forward pass (warm-up, repeats, medians), llama-bench style.
@@ -332,9 +333,9 @@ func runLayers(_ options: Options) {
                 context.isa = options.isas[0]
                 let run = {
                     switch policy {
-                    case .winograd: conv.winogradForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
-                    case .direct: conv.directForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
-                    default: conv.gemmForward(input.view, into: output.view, epilogue: .biasReLU, context: context)
+                    case .winograd: conv.winogradForward(input.view, into: output.view, epilogue: .relu, context: context)
+                    case .direct: conv.directForward(input.view, into: output.view, epilogue: .relu, context: context)
+                    default: conv.gemmForward(input.view, into: output.view, epilogue: .relu, context: context)
                     }
                 }
                 for _ in 0..<options.warmup { run() }

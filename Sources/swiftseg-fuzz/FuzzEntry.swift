@@ -1,5 +1,6 @@
 import Foundation
 import Swiftseg
+import SwiftsegModels
 import SwiftsegRuntime
 
 // swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (PNG, JPEG,

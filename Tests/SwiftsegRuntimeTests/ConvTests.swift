@@ -1,4 +1,5 @@
 import SwiftsegRuntime
+import SwiftsegTestSupport
 import XCTest
 
 final class ConvTests: XCTestCase {
@@ -13,7 +14,7 @@ final class ConvTests: XCTestCase {
             let conv = Conv2D(outChannels: w.shape[0], inChannels: w.shape[1], kernelSize: p["kernel"]!,
                               dilation: p["dilation"]!, weight: w.data, bias: b.data)
             let out = Tensor(channels: conv.outChannels, height: x.shape[2], width: x.shape[3])
-            conv.referenceForward(x.view, into: out.view, epilogue: .bias)
+            conv.referenceForward(x.view, into: out.view, epilogue: .none)
             XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-5, "case \(n) \(p) shape \(x.shape)")
         }
     }
@@ -34,8 +35,8 @@ final class ConvTests: XCTestCase {
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3000 + trial))
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: kernel, dilation: dilation,
                               weight: weight.data, bias: bias.data, prepareFastKernels: true)
-            let epilogues: [Conv2D.Epilogue] = [.bias, .biasReLU, .biasReLUResidual(residual.view)]
-            let epilogue = epilogues[trial % 3]
+            let epilogues: [Epilogue] = [.none, .relu, .relu6, .relu.adding(residual.view), Epilogue.none.adding(residual.view)]
+            let epilogue = epilogues[trial % epilogues.count]
             let expected = Tensor(channels: cout, height: h, width: w)
             conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
             for threads in [1, 2] {
@@ -70,7 +71,7 @@ final class ConvTests: XCTestCase {
                               bias: bias.data, prepareFastKernels: true, winogradTile: tile)
             XCTAssertTrue(conv.supportsWinograd)
             XCTAssertEqual(conv.winograd?.tile, tile)
-            for epilogue in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)] {
+            for epilogue in [Epilogue.none, .relu, .relu6, .relu.adding(residual.view), Epilogue.none.adding(residual.view)] {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
                 for (isa, context) in contextsForEveryISA(threads: 1 + rng.nextInt(0...1)) {
@@ -92,11 +93,11 @@ final class ConvTests: XCTestCase {
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
                               bias: bias.data, prepareFastKernels: true)
             let expected = Tensor(channels: cout, height: h, width: w)
-            conv.referenceForward(x.view, into: expected.view, epilogue: .biasReLU)
+            conv.referenceForward(x.view, into: expected.view, epilogue: .relu)
             for threads in [2, 3] {
                 for (isa, context) in contextsForEveryISA(threads: threads) {
                     let out = Tensor(channels: cout, height: h, width: w)
-                    conv.winogradForward(x.view, into: out.view, epilogue: .biasReLU, context: context)
+                    conv.winogradForward(x.view, into: out.view, epilogue: .relu, context: context)
                     XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 2e-5 * Float(cin * 9).squareRoot(),
                                              "whole map \(cin)→\(cout) \(h)×\(w) \(threads) threads \(isa)")
                 }
@@ -135,7 +136,7 @@ final class ConvTests: XCTestCase {
                                   bias: bias.data, prepareFastKernels: true, winogradTile: tile)
                 for policy in [ConvKernelPolicy.winograd, .gemm, .direct, .auto] {
                     for (isa, context) in contextsForEveryISA(threads: 1 + n % 2, policy: policy) {
-                        for epilogue in [Conv2D.Epilogue.biasReLU, .biasReLUResidual(residual.view)] {
+                        for epilogue in [Epilogue.relu, .relu6, .relu.adding(residual.view), Epilogue.none.adding(residual.view)] {
                             let out = Tensor(channels: cout, height: h, width: w)
                             let pooled = Tensor(channels: cout, height: MaxPool2D.outputSize(h), width: MaxPool2D.outputSize(w))
                             conv.forward(x.view, into: out.view, epilogue: epilogue, pooledInto: pooled.view, context: context)
@@ -165,7 +166,7 @@ final class ConvTests: XCTestCase {
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
                               bias: bias.data)
             XCTAssertTrue(conv.supportsDirect)
-            for (e, epilogue) in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)].enumerated() {
+            for (e, epilogue) in [Epilogue.none, .relu, .relu6, .relu.adding(residual.view), Epilogue.none.adding(residual.view)].enumerated() {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
                 for (isa, context) in contextsForEveryISA(threads: 1 + (n + e) % 2) {
@@ -219,7 +220,7 @@ final class ConvTests: XCTestCase {
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: d, weight: weight.data,
                               bias: bias.data, prepareFastKernels: true)
             XCTAssertTrue(conv.supportsDilatedTaps(height: h, width: w))
-            for (e, epilogue) in [Conv2D.Epilogue.bias, .biasReLU, .biasReLUResidual(residual.view)].enumerated() {
+            for (e, epilogue) in [Epilogue.none, .relu, .relu6, .relu.adding(residual.view), Epilogue.none.adding(residual.view)].enumerated() {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
                 let cat = Tensor(channels: cout + 2, height: h, width: w)
@@ -256,22 +257,10 @@ final class ConvTests: XCTestCase {
         let conv = Conv2D(outChannels: 2, inChannels: 4, kernelSize: 3, dilation: 2, weight: weight.data, bias: bias.data)
         let cat = Tensor(channels: 5, height: 9, width: 7)
         for i in 0..<cat.count { cat.data[i] = 42 }
-        conv.forward(x.view, into: cat.view.channels(1..<3), epilogue: .bias, context: ExecutionContext(threads: 2))
+        conv.forward(x.view, into: cat.view.channels(1..<3), epilogue: .none, context: ExecutionContext(threads: 2))
         let expected = Tensor(channels: 2, height: 9, width: 7)
-        conv.referenceForward(x.view, into: expected.view, epilogue: .bias)
+        conv.referenceForward(x.view, into: expected.view, epilogue: .none)
         XCTAssertLessThanOrEqual(maxAbsDiff(cat.view.channels(1..<3), expected.view), 1e-4)
         for c in [0, 3, 4] { XCTAssertTrue(UnsafeBufferPointer(start: cat.view.plane(c), count: 63).allSatisfy { $0 == 42 }) }
-    }
-}
-
-/// The builds of the SIMD kernels this CPU can run (all three on an AVX-512 machine).
-let supportedISAs = KernelISA.allCases.filter(\.isSupported)
-
-/// A fresh context per kernel build this CPU runs, so a test checks every build.
-func contextsForEveryISA(threads: Int, policy: ConvKernelPolicy = .auto) -> [(isa: KernelISA, context: ExecutionContext)] {
-    supportedISAs.map { isa in
-        let context = ExecutionContext(threads: threads, policy: policy)
-        context.isa = isa
-        return (isa, context)
     }
 }

@@ -2,6 +2,7 @@ import SwiftsegKernels
 import SwiftsegKernelsAVX2
 import SwiftsegKernelsAVX512
 import SwiftsegRuntime
+import SwiftsegTestSupport
 import XCTest
 
 final class GEMMTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Dispatch
 import SwiftsegRuntime
+import SwiftsegTestSupport
 import Synchronization
 import XCTest
 

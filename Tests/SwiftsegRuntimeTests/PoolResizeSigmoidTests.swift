@@ -1,4 +1,5 @@
 import SwiftsegRuntime
+import SwiftsegTestSupport
 import XCTest
 
 final class MaxPoolTests: XCTestCase {

@@ -1,4 +1,5 @@
 import Swiftseg
+import SwiftsegModels
 import SwiftsegRuntime
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import Swiftseg
+import SwiftsegModels
 import SwiftsegRuntime
 import XCTest
 

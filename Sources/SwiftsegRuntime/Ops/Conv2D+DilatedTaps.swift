@@ -43,7 +43,7 @@ extension Conv2D {
     /// add it in. Output channels are split across workers (each gathers for itself: 1/Cout of the work).
     ///
     /// ```swift
-    /// if conv.supportsDilatedTaps(height: 20, width: 20) { conv.dilatedTapsForward(x, into: y, epilogue: .biasReLU, context: ctx) }
+    /// if conv.supportsDilatedTaps(height: 20, width: 20) { conv.dilatedTapsForward(x, into: y, epilogue: .relu, context: ctx) }
     /// ```
     public func dilatedTapsForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                    context: ExecutionContext) {

@@ -1,3 +1,5 @@
+import SwiftsegKernels
+
 /// Direct 3×3 convolution (dilation 1) for thin layers: each output vector accumulates its 9 · inChannels
 /// products in registers (SwiftsegKernels/DirectConvKernels.swift, one build per instruction set). Winograd's
 /// transforms cost per input and per output channel, so with one output channel (U²-Net's side outputs,
@@ -5,7 +7,7 @@
 /// 9× copy of the input. Exact like the GEMM path: every product is formed as in the reference, summed in float.
 extension Conv2D {
     /// Whether ``directForward(_:into:epilogue:context:)`` can run this layer (3×3, dilation 1).
-    public var supportsDirect: Bool { kernelSize == 3 && dilation == 1 }
+    public var supportsDirect: Bool { kernelSize == 3 && dilation == 1 && isStrideOneSame }
 
     /// Most output channels, or input channels, for which `.auto` picks the direct kernel.
     static let directMaximumThinChannels = 4
@@ -37,7 +39,7 @@ extension Conv2D {
     /// Runs the conv with the direct kernel, output rows spread over the workers.
     ///
     /// ```swift
-    /// conv.directForward(x, into: y, epilogue: .biasReLU, context: ctx)
+    /// conv.directForward(x, into: y, epilogue: .relu, context: ctx)
     /// ```
     public func directForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                               context: ExecutionContext) {
@@ -46,12 +48,11 @@ extension Conv2D {
         let h = input.height, w = input.width
         let kernels = context.kernels
         let scratch = context.scratch(floats: Kernels.directConvScratchFloats(inChannels: inChannels, width: w))
-        let (relu, residual) = epilogue.reluAndResidual
         // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
         let rowsPerTask = max(1, (h + 4 * context.threads - 1) / (4 * context.threads))
         let tasks = (h + rowsPerTask - 1) / rowsPerTask
         parallelFor(count: tasks, threads: context.threads,
-                    DirectBands(conv: self, input: input, output: output, relu: relu, residual: residual,
+                    DirectBands(conv: self, input: input, output: output, epilogue: epilogue.kernel,
                                 rowsPerTask: rowsPerTask, kernels: kernels, scratch: scratch))
     }
 
@@ -59,7 +60,7 @@ extension Conv2D {
     struct DirectBands: ParallelTasks {
         let conv: Conv2D
         let input: TensorView, output: TensorView
-        let relu: Bool, residual: UnsafePointer<Float>?
+        let epilogue: KernelEpilogue
         let rowsPerTask: Int
         let kernels: Kernels
         let scratch: [UnsafeMutablePointer<Float>]
@@ -68,7 +69,7 @@ extension Conv2D {
             let h = input.height
             let y0 = task * rowsPerTask, y1 = min(h, y0 + rowsPerTask)
             kernels.directConvRows(input.data, conv.inChannels, h, input.width, conv.weight, conv.bias, 0,
-                                   conv.outChannels, y0, y1, output.data, relu, residual, scratch[worker])
+                                   conv.outChannels, y0, y1, output.data, epilogue, scratch[worker])
         }
     }
 }

@@ -187,7 +187,7 @@ extension Conv2D {
     /// cache, instead of a pass over the whole output afterwards (tile rows start on even rows).
     ///
     /// ```swift
-    /// conv.winogradForward(x, into: y, epilogue: .biasReLU, context: ctx)
+    /// conv.winogradForward(x, into: y, epilogue: .relu, context: ctx)
     /// ```
     public func winogradForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                 pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
@@ -238,9 +238,8 @@ extension Conv2D {
         let kernels = context.kernels
         let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
-        let (relu, residual) = epilogue.reluAndResidual
         parallelFor(count: rowGroups * chunks, threads: context.threads,
-                    WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, relu: relu, residual: residual,
+                    WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel,
                                      chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
                                      ld: ld, kernels: kernels, scratch: scratch))
     }
@@ -249,7 +248,7 @@ extension Conv2D {
     struct WinogradTileRows: ParallelTasks {
         let conv: Conv2D
         let input: TensorView, output: TensorView, pooled: TensorView?
-        let relu: Bool, residual: UnsafePointer<Float>?
+        let epilogue: KernelEpilogue
         let chunks: Int, per: Int, nb: Int, rowStride: Int, rowsPerTask: Int, ld: Int
         let kernels: Kernels
         let scratch: [UnsafeMutablePointer<Float>]
@@ -273,7 +272,7 @@ extension Conv2D {
                                     ld: ld, kernels: kernels)
             for r in 0..<rows {
                 kernels.winogradOutput(tile)(m + r * rowStride, ld, conv.outChannels, conv.bias, output.data, h, w, ty0 + r,
-                                       tx0, n, relu, residual, transformScratch)
+                                       tx0, n, epilogue, transformScratch)
             }
             if let pooled {  // this task's rows and columns (both start even), pooled while in cache
                 let y1 = min(h, tile.height * (ty0 + rows)), x1 = min(w, 4 * (tx0 + n))
@@ -304,7 +303,6 @@ extension Conv2D {
         // V and M live in worker 0's buffer; every worker's transform scratch sits after them in its own.
         let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
         let v = scratch[0], m = v + vFloats
-        let (relu, residual) = epilogue.reluAndResidual
         let inGroups = min(context.threads == 1 ? 1 : 4 * context.threads, inChannels)  // small tasks balance better
         let inPer = (inChannels + inGroups - 1) / inGroups
         parallelFor(count: inGroups, threads: context.threads,
@@ -316,7 +314,7 @@ extension Conv2D {
         let blocks = max(1, min(2 * context.threads, outChannels / rowBlock))
         let outPer = ((outChannels + blocks - 1) / blocks + rowBlock - 1) / rowBlock * rowBlock
         parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads,
-                    WholeMapOutput(conv: self, input: input, output: output, pooled: pooled, relu: relu, residual: residual, v: v, m: m,
+                    WholeMapOutput(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel, v: v, m: m,
                                    ld: ld, outPer: outPer, kernels: kernels, scratch: scratch,
                                    transformOffset: vFloats + mFloats))
     }
@@ -350,7 +348,7 @@ extension Conv2D {
     struct WholeMapOutput: ParallelTasks {
         let conv: Conv2D
         let input: TensorView, output: TensorView, pooled: TensorView?
-        let relu: Bool, residual: UnsafePointer<Float>?
+        let epilogue: KernelEpilogue
         let v: UnsafeMutablePointer<Float>, m: UnsafeMutablePointer<Float>
         let ld: Int, outPer: Int
         let kernels: Kernels
@@ -367,7 +365,7 @@ extension Conv2D {
                                     kernels: kernels)
             for ty in 0..<tilesY {
                 kernels.winogradOutput(tile)(m + c0 * stride + ty * tilesX, ld, mb, conv.bias + c0, output.data + c0 * hw,
-                                       h, w, ty, 0, tilesX, relu, residual.map { $0 + c0 * hw },
+                                       h, w, ty, 0, tilesX, epilogue.advanced(by: c0 * hw),
                                        scratch[worker] + transformOffset)
             }
             if let pooled {  // this task's channels, pooled while in cache

@@ -43,8 +43,8 @@ public enum WinogradTransformTiming {
             let t0 = DispatchTime.now().uptimeNanoseconds
             kernels.winogradInput(tile)(planes.data, channels, height, width, 1, 0, nb, vm, nb, scratch)
             let t1 = DispatchTime.now().uptimeNanoseconds
-            kernels.winogradOutput(tile)(vm, nb, channels, bias.data, output.data, height, width, 1, 0, tiles, true,
-                                         nil, scratch)
+            kernels.winogradOutput(tile)(vm, nb, channels, bias.data, output.data, height, width, 1, 0, tiles,
+                                         KernelEpilogue(activation: .relu), scratch)
             let t2 = DispatchTime.now().uptimeNanoseconds
             input = min(input, t1 - t0)
             outputTime = min(outputTime, t2 - t1)

@@ -80,11 +80,11 @@ public final class StageProfile {
 extension ExecutionContext {
     /// Runs `body`, adding its wall time to `profile[name]` when profiling stages.
     @inline(__always)
-    func time(_ name: String, _ body: () -> Void) { measure(name, into: profile, body) }
+    public func time(_ name: String, _ body: () -> Void) { measure(name, into: profile, body) }
 
     /// Runs `body`, adding its wall time to `opProfile[name]` when profiling ops.
     @inline(__always)
-    func timeOp(_ name: String, _ body: () -> Void) { measure(name, into: opProfile, body) }
+    public func timeOp(_ name: String, _ body: () -> Void) { measure(name, into: opProfile, body) }
 
     @inline(__always)
     private func measure(_ name: String, into profile: StageProfile?, _ body: () -> Void) {

@@ -49,7 +49,7 @@ struct Kernels: Sendable {
     typealias WinogradOutput = @Sendable (_ m: UnsafePointer<Float>, _ ld: Int, _ channels: Int,
                                           _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                                           _ height: Int, _ width: Int, _ tileRow: Int, _ firstTile: Int,
-                                          _ tiles: Int, _ relu: Bool, _ residual: UnsafePointer<Float>?,
+                                          _ tiles: Int, _ epilogue: KernelEpilogue,
                                           _ scratch: UnsafeMutablePointer<Float>) -> Void
 
     /// C = A · B, `m × k` by `k × n`: A packed in the build's row blocks (``winogradRowBlock``), B and C with
@@ -62,8 +62,8 @@ struct Kernels: Sendable {
     typealias DirectConvRows = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
                                           _ width: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                           _ firstChannel: Int, _ endChannel: Int, _ firstRow: Int, _ endRow: Int,
-                                          _ output: UnsafeMutablePointer<Float>, _ relu: Bool,
-                                          _ residual: UnsafePointer<Float>?, _ scratch: UnsafeMutablePointer<Float>) -> Void
+                                          _ output: UnsafeMutablePointer<Float>, _ epilogue: KernelEpilogue,
+                                          _ scratch: UnsafeMutablePointer<Float>) -> Void
 
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void

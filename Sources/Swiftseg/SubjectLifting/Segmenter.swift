@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import SwiftsegModels
+import SwiftsegRuntime
+
+/// Lifts the subject out of photos: U²-Net on the CPU, with rembg-compatible pre- and post-processing.
+///
+/// Basic usage:
+/// ```swift
+/// import Swiftseg
+///
+/// let segmenter = try Segmenter()                          // embedded u2netp weights
+/// let photo = try Image(contentsOfFile: "photo.jpg")
+/// let mask = segmenter.foregroundMask(for: photo)          // 8-bit soft mask, photo's size
+/// try AtomicFile.write(try mask.image.pngData(), to: "mask.png")
+/// let cutout = segmenter.cutout(photo, mask: mask)         // RGBA, background transparent
+/// try AtomicFile.write(try cutout.pngData(), to: "cutout.png")
+/// ```
+///
+/// A `Segmenter` keeps per-run buffers, so use one per thread; they can share a loaded ``U2Net``
+/// (immutable and `Sendable`) through ``init(model:configuration:)``.
+public final class Segmenter {
+    public struct Configuration: Sendable {
+        /// Worker threads for the network (default: all cores).
+        public var threads: Int = ProcessInfoCores.count
+        /// Convolution kernel policy (tests force `.reference` or `.gemm`).
+        public var kernelPolicy: ConvKernelPolicy = .auto
+        /// Side of the square network input; rembg uses 320, the training size.
+        public var inputSize: Int = 320
+        public init() {}
+    }
+
+    public let model: U2Net
+    public let configuration: Configuration
+    private let context: ExecutionContext
+    private let input: Tensor
+    private let output: Tensor
+    private let normalization = Normalization.imageNet
+
+    /// Loads the model from `source` (default: the embedded u2netp).
+    public convenience init(model source: ModelSource = .u2netp, configuration: Configuration = Configuration()) throws {
+        let winograd = [.auto, .winograd].contains(configuration.kernelPolicy)  // else never used: skip its memory
+        try self.init(model: U2Net(source: source, prepareFastKernels: winograd), configuration: configuration)
+    }
+
+    /// Uses an already loaded model.
+    public init(model: U2Net, configuration: Configuration = Configuration()) {
+        precondition(configuration.threads >= 1 && configuration.inputSize >= 1, "threads and input size must be ≥ 1")
+        self.model = model
+        self.configuration = configuration
+        context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy)
+        input = Tensor(channels: 3, height: configuration.inputSize, width: configuration.inputSize)
+        output = Tensor(channels: 1, height: configuration.inputSize, width: configuration.inputSize)
+    }
+
+    /// The soft foreground mask of `image`, at the image's resolution.
+    public func foregroundMask(for image: Image) -> ForegroundMask {
+        var timings = ForegroundMask.Timings()
+        var t0 = DispatchTime.now().uptimeNanoseconds
+        func lap() -> Double {
+            let t1 = DispatchTime.now().uptimeNanoseconds
+            defer { t0 = t1 }
+            return Double(t1 - t0) / 1e6
+        }
+        normalization.prepareInput(image, into: input.view)
+        timings.preprocessMs = lap()
+        model.forward(input.view, into: output.view, context: context)
+        timings.networkMs = lap()
+        let mask = MaskPostprocessing.mask(from: output.view, width: image.width, height: image.height)
+        timings.postprocessMs = lap()
+        return ForegroundMask(image: mask, saliency: output.values, saliencySize: configuration.inputSize,
+                              timings: timings)
+    }
+
+    /// `image` with the mask as alpha (times the image's own alpha, if it has one), as rembg's cutout.
+    public func cutout(_ image: Image, mask: ForegroundMask) -> Image {
+        Compositing.cutout(image, alpha: mask.image)
+    }
+}
+
+/// The result of ``Segmenter/foregroundMask(for:)``.
+public struct ForegroundMask: Sendable {
+    /// 8-bit grayscale mask at the input image's resolution (255 = foreground).
+    public let image: Image
+    /// The network's raw d0 (sigmoid saliency in 0…1), `saliencySize²` floats, row-major.
+    public let saliency: [Float]
+    public let saliencySize: Int
+    public var timings: Timings
+
+    /// A mask made elsewhere (e.g. to extract instances from a stored mask without running the network).
+    public init(image: Image, saliency: [Float], saliencySize: Int, timings: Timings = Timings()) {
+        precondition(image.channels == 1 && saliency.count == saliencySize * saliencySize, "gray mask, square saliency")
+        self.image = image
+        self.saliency = saliency
+        self.saliencySize = saliencySize
+        self.timings = timings
+    }
+
+    public struct Timings: Sendable {
+        public var preprocessMs = 0.0
+        public var networkMs = 0.0
+        public var postprocessMs = 0.0
+        /// Instance extraction, when a ``ForegroundInstanceMaskRequest`` ran.
+        public var instancesMs = 0.0
+        public init() {}
+    }
+}
+
+/// Number of cores the process may use (defined in the runtime, which also needs it; re-exported here).
+public typealias ProcessInfoCores = SwiftsegRuntime.ProcessInfoCores

@@ -1,0 +1,30 @@
+import SwiftsegModels
+import SwiftsegRuntime
+
+/// `swiftseg inspect`: what a weights file is, and whether it loads.
+enum InspectCommand {
+    static let spec = CommandSpec(
+        name: "inspect",
+        summary: "Describe a weights file (metadata, tensors) and check that it loads.",
+        usage: "swiftseg inspect [<model>]",
+        positionals: [("<model>", "u2netp (default, built in), u2net, or a .safetensors file.")],
+        options: [],
+        discussion: "Exits non-zero, with the reason, when the file is not a loadable U²-Net weights file.")
+
+    static func run(_ args: ParsedArguments) throws {
+        guard args.positionals.count <= 1 else { throw CLIError.usage("inspect takes at most one model") }
+        let source = ModelSource(argument: args.positionals.first ?? "u2netp")
+        do {
+            let file = try source.open()
+            print("file: \(file.name)")
+            for key in file.metadata.keys.sorted() { print("  \(key): \(file.metadata[key]!)") }
+            let parameters = file.tensors.values.reduce(0) { $0 + $1.elementCount }
+            print("tensors: \(file.tensors.count), parameters: \(parameters)")
+            let model = try U2Net(weights: file)
+            let gmacs = Double(model.convMACs(height: 320, width: 320)) / 1e9
+            print("model: \(model.configuration.variant), \(String(format: "%.1f", gmacs)) GMAC per 320×320 image — loads OK")
+        } catch let error as RuntimeError {
+            throw CLIError.failure(error.description)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Swiftseg
+import SwiftsegModels
+import SwiftsegRuntime
+
+/// Options shared by the subcommands that run the network: which weights, how many threads.
+enum ModelOptions {
+    static let specs = [
+        OptionSpec(names: ["--model"], valueName: "MODEL",
+                   help: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'),\nor a .safetensors file made by Tools/convert_onnx.py."),
+        OptionSpec(names: ["--threads"], valueName: "N",
+                   help: "Worker threads (default: all cores the process may use)."),
+        OptionSpec(names: ["--exact"], valueName: nil,
+                   help: "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."),
+    ]
+
+    static func source(_ args: ParsedArguments) -> ModelSource {
+        ModelSource(argument: args.value("--model") ?? "u2netp")
+    }
+
+    /// The convolution policy the flags ask for: `--exact` → GEMM, else the fastest per layer.
+    static func policy(_ args: ParsedArguments) -> ConvKernelPolicy { args.has("--exact") ? .gemm : .auto }
+
+    static func threads(_ args: ParsedArguments) throws -> Int {
+        try args.positiveInt("--threads", default: ProcessInfoCores.count)
+    }
+
+    /// Loads and checks the weights; errors come back as one line naming the file.
+    static func loadModel(_ args: ParsedArguments) throws -> U2Net {
+        do {
+            return try U2Net(source: source(args), prepareFastKernels: policy(args) != .gemm)
+        } catch let error as RuntimeError {
+            throw CLIError.failure(error.description)
+        }
+    }
+}

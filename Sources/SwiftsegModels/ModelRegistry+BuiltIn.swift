@@ -1,0 +1,11 @@
+import SwiftsegRuntime
+
+extension ModelRegistry {
+    /// Every architecture this package can build, by the name its weights file declares in `architecture`.
+    /// A new model adds its folder under Sources/SwiftsegModels and one entry here.
+    public static let builtIn = ModelRegistry([
+        .init(architecture: "u2net", summary: "U²-Net salient object detection (u2netp, u2net)") { file, options in
+            try U2Net(weights: file, prepareFastKernels: options.prepareFastKernels)
+        },
+    ])
+}

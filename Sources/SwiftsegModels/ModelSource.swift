@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import SwiftsegEmbeddedWeights
+import SwiftsegRuntime
+
+/// Where a model's weights come from.
+///
+/// ```swift
+/// let net = try U2Net(source: .u2netp)                    // the weights linked into the binary
+/// let big = try U2Net(source: .named("u2net"))            // ~/.cache/swiftseg/u2net.safetensors
+/// let own = try ModelSource.file("my.safetensors").load() // any registered architecture
+/// ```
+public enum ModelSource: Sendable, Equatable {
+    /// The committed u2netp weights, embedded in the binary: always available.
+    case u2netp
+    /// A converted model looked up by name in ``searchDirectories`` (`NAME.safetensors`).
+    case named(String)
+    /// A safetensors file.
+    case file(String)
+
+    /// Names `--model` takes besides the built-in ones and paths: models `Tools/fetch_weights.sh` converts.
+    public static let fetchableNames = ["u2net"]
+
+    /// Parses a `--model` value: `u2netp`, `u2net`, or a path to a `.safetensors` file.
+    public init(argument: String) {
+        if argument == "u2netp" { self = .u2netp }
+        else if ModelSource.fetchableNames.contains(argument) { self = .named(argument) }
+        else { self = .file(argument) }
+    }
+
+    /// Folders searched for named models: `$SWIFTSEG_MODEL_DIR`, then `$XDG_CACHE_HOME/swiftseg` (default
+    /// `~/.cache/swiftseg`), where `Tools/fetch_weights.sh` writes.
+    public static var searchDirectories: [String] {
+        var dirs: [String] = []
+        if let d = getenv("SWIFTSEG_MODEL_DIR") { dirs.append(String(cString: d)) }
+        if let d = getenv("XDG_CACHE_HOME") { dirs.append(String(cString: d) + "/swiftseg") }
+        else if let h = getenv("HOME") { dirs.append(String(cString: h) + "/.cache/swiftseg") }
+        return dirs
+    }
+
+    /// Opens the weights (memory-mapped or embedded). Throws a one-line error saying what to run when a
+    /// named model has not been fetched.
+    public func open() throws -> SafeTensorsFile {
+        switch self {
+        case .u2netp:
+            return try SafeTensorsFile.embeddedU2NetP()
+        case .named(let name):
+            for dir in ModelSource.searchDirectories {
+                let path = "\(dir)/\(name).safetensors"
+                if access(path, F_OK) == 0 { return try SafeTensorsFile(path: path) }
+            }
+            throw RuntimeError.io(
+                "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); fetch it with: Tools/fetch_weights.sh \(name)")
+        case .file(let path):
+            guard access(path, F_OK) == 0 else {
+                throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, or a .safetensors path)")
+            }
+            return try SafeTensorsFile(path: path)
+        }
+    }
+
+    /// Opens the weights and builds the network their `architecture` names (``ModelRegistry/builtIn``).
+    public func load(options: ModelRegistry.LoadOptions = .init()) throws -> any Network {
+        try ModelRegistry.builtIn.load(open(), options: options)
+    }
+}
+
+extension SafeTensorsFile {
+    /// The u2netp weights linked into the binary from Weights/u2netp.safetensors.
+    public static func embeddedU2NetP() throws -> SafeTensorsFile {
+        var size = 0
+        let base = swiftseg_embedded_u2netp(&size)!
+        return try SafeTensorsFile(file: MappedFile(staticBytes: UnsafeRawBufferPointer(start: base, count: size)),
+                                   name: "embedded u2netp weights")
+    }
+}
+
+extension U2Net {
+    /// Loads and checks the model from `source`.
+    public convenience init(source: ModelSource, prepareFastKernels: Bool = true) throws {
+        try self.init(weights: source.open(), prepareFastKernels: prepareFastKernels)
+    }
+}

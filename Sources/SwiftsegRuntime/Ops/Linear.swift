@@ -1,0 +1,53 @@
+/// A fully connected layer, y = W·x + b, with an ``Epilogue`` (ONNX's Gemm with transB = 1, as PyTorch's
+/// `nn.Linear` exports): the classifier's last layer. `x` is any view of `inFeatures` floats (a C×1×1 pooled
+/// map), `y` one of `outFeatures`.
+///
+/// ```swift
+/// let fc = Linear(outFeatures: 1000, inFeatures: 1280, weight: w, bias: b)
+/// fc.forward(pooled, into: logits, epilogue: .none)
+/// ```
+public struct Linear: @unchecked Sendable {
+    public let outFeatures: Int
+    public let inFeatures: Int
+    /// Row-major `outFeatures × inFeatures` (PyTorch's layout), used in place.
+    public let weight: UnsafePointer<Float>
+    /// `outFeatures` floats.
+    public let bias: UnsafePointer<Float>
+
+    public init(outFeatures: Int, inFeatures: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
+        precondition(outFeatures >= 1 && inFeatures >= 1, "a linear layer needs features")
+        self.outFeatures = outFeatures
+        self.inFeatures = inFeatures
+        self.weight = weight
+        self.bias = bias
+    }
+
+    /// Dot products in Double: the reference.
+    public func referenceForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue) {
+        checkShapes(input, output, epilogue)
+        for o in 0..<outFeatures {
+            var sum = Double(bias[o])
+            for i in 0..<inFeatures { sum += Double(weight[o * inFeatures + i]) * Double(input.data[i]) }
+            output.data[o] = epilogue.apply(Float(sum), residual: epilogue.residual?.data[o] ?? 0)
+        }
+    }
+
+    /// One matrix-vector product through `BLAS.sgemm`, then the epilogue: exact to float rounding.
+    public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue) {
+        checkShapes(input, output, epilogue)
+        BLAS.sgemm(m: outFeatures, n: 1, k: inFeatures, a: weight, lda: inFeatures, b: input.data, ldb: 1,
+                   c: output.data, ldc: 1)
+        for o in 0..<outFeatures {
+            output.data[o] = epilogue.apply(output.data[o] + bias[o], residual: epilogue.residual?.data[o] ?? 0)
+        }
+    }
+
+    /// Multiply-accumulates of one pass.
+    public var macs: Int { outFeatures * inFeatures }
+
+    func checkShapes(_ input: TensorView, _ output: TensorView, _ epilogue: Epilogue) {
+        precondition(input.count == inFeatures, "linear layer takes \(inFeatures) features, got \(input.count)")
+        precondition(output.count == outFeatures, "linear layer gives \(outFeatures) features, got \(output.count)")
+        if let r = epilogue.residual { precondition(r.count == outFeatures, "residual of \(r.count) ≠ \(outFeatures)") }
+    }
+}

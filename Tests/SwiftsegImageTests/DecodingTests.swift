@@ -1,0 +1,149 @@
+import SwiftsegImage
+import XCTest
+
+/// Every kind of file phones, cameras and editors write (Tests/Fixtures/decode, made by Tools/make_fixtures.py
+/// with Pillow), decoded upright.
+final class DecodingTests: XCTestCase {
+    let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
+
+    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
+        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
+    }
+
+    func meanAbsDiff(_ a: Image, _ b: Image) -> Double {
+        XCTAssertEqual(a.width, b.width)
+        XCTAssertEqual(a.height, b.height)
+        let x = a.rgb().pixels, y = b.rgb().pixels
+        guard x.count == y.count else { return .infinity }
+        return Double(zip(x, y).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(x.count)
+    }
+
+    func testAllEightEXIFOrientationsComeOutUpright() throws {
+        XCTAssertEqual(upright.width, 60)
+        for o in 1...8 {
+            let png = try load("orientation-\(o).png")
+            XCTAssertEqual(png, upright, "PNG eXIf orientation \(o)")
+            let jpeg = try load("orientation-\(o).jpg")
+            XCTAssertLessThan(meanAbsDiff(jpeg, upright), 4, "JPEG EXIF orientation \(o)")
+            XCTAssertEqual(ExifOrientation.read(from: [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/orientation-\(o).jpg"))))),
+                           ExifOrientation(rawValue: o))
+        }
+    }
+
+    func testOrientationCanBeIgnored() throws {
+        let stored = try load("orientation-6.png", options: DecodingOptions(appliesOrientation: false))
+        XCTAssertEqual(stored.width, 40, "rotated 90°: stored sideways")
+        XCTAssertEqual(stored.height, 60)
+    }
+
+    func testJPEGKinds() throws {
+        XCTAssertLessThan(meanAbsDiff(try load("baseline.jpg"), upright), 4)
+        XCTAssertLessThan(meanAbsDiff(try load("progressive.jpg"), upright), 4)
+        let gray = try load("gray.jpg")
+        XCTAssertEqual(gray.channels, 3)
+        XCTAssertLessThan(meanAbsDiff(gray, try load("gray8.png")), 3)
+        XCTAssertThrowsError(try load("cmyk.jpg")) { XCTAssertTrue("\($0)".contains("unsupported: CMYK JPEG"), "\($0)") }
+    }
+
+    func testPNGKinds() throws {
+        let gray8 = try load("gray8.png")
+        XCTAssertEqual(gray8.channels, 1)
+        XCTAssertLessThanOrEqual(meanAbsDiff(try load("gray16.png"), gray8), 0.5, "16-bit reduced to 8")
+        XCTAssertLessThanOrEqual(meanAbsDiff(try load("rgb16.png"), upright), 0.5)
+        XCTAssertEqual(try load("interlaced.png"), upright)
+        XCTAssertLessThan(meanAbsDiff(try load("palette.png"), upright), 6, "256-colour quantisation")
+        let trns = try load("palette-trns.png")
+        XCTAssertEqual(trns.channels, 4, "tRNS gives alpha")
+        let rgba = try load("rgba.png")
+        XCTAssertEqual(rgba.channels, 4)
+        XCTAssertEqual(rgba.rgb(), upright, "colour kept under alpha")
+        XCTAssertEqual(try load("gray-alpha.png").channels, 4)
+    }
+
+    /// A header claiming 60000×60000 is refused from the header alone, before any pixel memory.
+    func testHugeHeadersAreRefusedBeforeDecoding() throws {
+        // PNG: a valid IHDR for 60000×60000 RGB, then nothing.
+        var ihdr: [UInt8] = Array("IHDR".utf8) + [0, 0, 0xEA, 0x60, 0, 0, 0xEA, 0x60, 8, 2, 0, 0, 0]
+        let crc = crc32(ihdr)
+        ihdr = [0, 0, 0, 13] + ihdr + [UInt8(crc >> 24), UInt8(crc >> 16 & 0xff), UInt8(crc >> 8 & 0xff), UInt8(crc & 0xff)]
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ihdr
+        XCTAssertThrowsError(try Image(encoded: png, name: "huge.png")) {
+            XCTAssertTrue("\($0)".contains("60000×60000, over the limit"), "\($0)")
+        }
+        // JPEG: the baseline fixture with its frame header's size set to 60000×60000.
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/baseline.jpg"))))
+        let sof = (0..<(jpeg.count - 9)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 }!
+        jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+        XCTAssertThrowsError(try Image(encoded: jpeg, name: "huge.jpg")) {
+            XCTAssertTrue("\($0)".contains("over the limit"), "\($0)")
+        }
+        XCTAssertThrowsError(try load("upright.png", options: DecodingOptions(maxPixels: 100))) {
+            XCTAssertTrue("\($0)".contains("60×40, over the limit of 100 pixels"), "\($0)")
+        }
+        XCTAssertThrowsError(try load("upright.png", options: DecodingOptions(maxFileBytes: 10))) {
+            XCTAssertTrue("\($0)".contains("over the limit of 10"), "\($0)")
+        }
+    }
+
+    func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        }
+        return ~c
+    }
+}
+
+/// Writing PNG and JPEG.
+final class EncodingTests: XCTestCase {
+    func testPNGRoundTripsAtEveryCompressionLevel() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("decode/rgba.png"))
+        var sizes: [PNGCompression: Int] = [:]
+        for compression in [PNGCompression.level(0), .level(1), .level(6), .level(9), .fast] {
+            let data = try photo.pngData(compression: compression)
+            sizes[compression] = data.count
+            XCTAssertEqual(try Image(encoded: data, name: "mem"), photo, "\(compression)")
+        }
+        XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.level(9)]!, "level 9 is smaller than stored")
+        XCTAssertGreaterThan(sizes[.level(0)]!, sizes[.fast]!, "fast compresses")
+        for compression in [PNGCompression.fast, .level(0), .level(9)] {  // the option's spelling round-trips
+            XCTAssertEqual(PNGCompression(compression.description), compression)
+        }
+        XCTAssertNil(PNGCompression("10"))
+        XCTAssertNil(PNGCompression("best"))
+        let astronaut = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))  // 512×512: many rows, all filters
+        XCTAssertEqual(try Image(encoded: try astronaut.pngData(), name: "mem"), astronaut)
+        let gray = try Image(contentsOfFile: Fixtures.path("decode/gray8.png"))
+        XCTAssertEqual(try Image(encoded: try gray.pngData(), name: "mem"), gray)
+    }
+
+    /// `.fast` is run-length deflate, except for gray pixels stored in colour (R = G = B), whose bytes repeat
+    /// four apart: those take zlib level 1 (run-length made the coins scan's cutout 51 % larger than level 6).
+    func testFastCompressionKeepsGrayPhotosSmall() throws {
+        let gray = try Image(contentsOfFile: Fixtures.path("photos/coins.png")).rgb()
+        var rgba = [UInt8]()
+        rgba.reserveCapacity(gray.width * gray.height * 4)
+        for i in 0..<(gray.width * gray.height) {
+            rgba += [gray.pixels[3 * i], gray.pixels[3 * i + 1], gray.pixels[3 * i + 2], 255]
+        }
+        let image = Image(width: gray.width, height: gray.height, channels: 4, pixels: rgba)
+        let fast = try image.pngData(), six = try image.pngData(compression: .level(6))
+        XCTAssertEqual(try Image(encoded: fast, name: "mem"), image)
+        XCTAssertLessThan(Double(fast.count), 1.3 * Double(six.count), "gray content takes level 1, not run-length (2.2×)")
+    }
+
+    func testJPEGOutput() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("decode/upright.png"))
+        let jpeg = try photo.encoded(as: .jpeg, options: EncodingOptions(jpegQuality: 95))
+        XCTAssertEqual(Array(jpeg.prefix(3)), [0xFF, 0xD8, 0xFF])
+        let back = try Image(encoded: jpeg, name: "mem")
+        XCTAssertEqual(back.width, 60)
+        XCTAssertThrowsError(try Image(contentsOfFile: Fixtures.path("decode/rgba.png")).jpegData()) {
+            XCTAssertTrue("\($0)".contains("JPEG has no alpha"))
+        }
+        XCTAssertEqual(ImageFormat(path: "a/B.JPEG"), .jpeg)
+        XCTAssertEqual(ImageFormat(path: "x.png"), .png)
+        XCTAssertNil(ImageFormat(path: "x.tif"))
+    }
+}

@@ -1,0 +1,142 @@
+import SwiftsegRuntime
+import SwiftsegTestSupport
+import XCTest
+
+/// Convolutions beyond U²-Net's: stride 2, TensorFlow "SAME" and explicit asymmetric padding, groups and
+/// depthwise, 5×5 kernels, ReLU6 — what MobileNetV2 and EfficientNet-Lite need.
+final class ConvGeneralTests: XCTestCase {
+    func conv(_ p: [String: Int], weight: Tensor, bias: Tensor, inChannels: Int) -> Conv2D {
+        let padding: Conv2D.Padding = p["same"]! == 1 ? .same
+            : .explicit(top: p["top"]!, left: p["left"]!, bottom: p["bottom"]!, right: p["right"]!)
+        return Conv2D(outChannels: weight.shape[0], inChannels: inChannels, kernelSize: p["kernel"]!,
+                      stride: p["stride"]!, dilation: p["dilation"]!, padding: padding, groups: p["groups"]!,
+                      weight: weight.data, bias: bias.data, prepareFastKernels: true)
+    }
+
+    /// The reference, and every policy on every kernel build, against ONNX Runtime's Conv (+ Clip(0, 6)).
+    func testEveryPathMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("conv-general")
+        XCTAssertGreaterThanOrEqual(cases.count, 12)
+        for n in 0..<cases.count {
+            let x = cases.tensor(n, "input"), w = cases.tensor(n, "weight"), b = cases.tensor(n, "bias")
+            let expected = cases.tensor(n, "output"), p = cases.parameters(n)
+            let conv = conv(p, weight: w, bias: b, inChannels: x.shape[1])
+            let size = conv.outputSize(height: x.shape[2], width: x.shape[3])
+            XCTAssertEqual([size.height, size.width], Array(expected.shape[2...]), "case \(n) \(p): output size")
+            let epilogue: Epilogue = p["relu6"]! == 1 ? .relu6 : .none
+            let reference = Tensor(channels: conv.outChannels, height: size.height, width: size.width)
+            conv.referenceForward(x.view, into: reference.view, epilogue: epilogue)
+            XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, expected.view), 1e-5, "case \(n) \(p): reference")
+            for policy in ConvKernelPolicy.allCases {
+                for (isa, context) in contextsForEveryISA(threads: 2, policy: policy) {
+                    let out = Tensor(channels: conv.outChannels, height: size.height, width: size.width)
+                    conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-5, "case \(n) \(p) \(policy) \(isa)")
+                }
+            }
+        }
+    }
+
+    /// TensorFlow "SAME" puts the odd padding pixel after: 3×3 stride 2 on an even size pads 0 before, 1 after;
+    /// 5×5 pads 1 and 2; on an odd size 1 and 1 (3×3).
+    func testSamePaddingIsAsymmetricOnEvenSizes() {
+        let w = Tensor(shape: [1, 1, 5, 5]), b = Tensor(shape: [1])
+        let conv3 = Conv2D(outChannels: 1, inChannels: 1, kernelSize: 3, stride: 2, padding: .same, weight: w.data, bias: b.data)
+        let conv5 = Conv2D(outChannels: 1, inChannels: 1, kernelSize: 5, stride: 2, padding: .same, weight: w.data, bias: b.data)
+        XCTAssertTrue(conv3.resolvedPadding(height: 224, width: 224) == (0, 0, 1, 1))
+        XCTAssertTrue(conv5.resolvedPadding(height: 28, width: 28) == (1, 1, 2, 2))
+        XCTAssertTrue(conv3.resolvedPadding(height: 7, width: 7) == (1, 1, 1, 1))
+        XCTAssertTrue(conv3.outputSize(height: 224, width: 225) == (112, 113))
+        XCTAssertFalse(conv3.isStrideOneSame)
+    }
+
+    /// Random strided, grouped and depthwise convs with random padding, each epilogue, every policy (they run
+    /// im2col + GEMM or the depthwise kernel), one and two threads, against the reference.
+    func testStridedGroupedAndDepthwiseMatchReferenceOnRandomShapes() {
+        var rng = SplitMix64(seed: 23)
+        for trial in 0..<80 {
+            let groups = [1, 2, 3, 8][rng.nextInt(0...3)]
+            let depthwise = trial % 3 == 0
+            let cin = depthwise ? groups * rng.nextInt(1...4) : groups * rng.nextInt(1...5)
+            let cout = depthwise ? cin : groups * rng.nextInt(1...4)
+            let g = depthwise ? cin : groups
+            let k = [1, 3, 5][rng.nextInt(0...2)], stride = rng.nextInt(1...3), dilation = rng.nextInt(1...2)
+            let padding: Conv2D.Padding = trial % 4 == 0 ? .same
+                : .explicit(top: rng.nextInt(0...2), left: rng.nextInt(0...2), bottom: rng.nextInt(0...2), right: rng.nextInt(0...2))
+            let h = rng.nextInt(dilation * (k - 1) + 1...19), w = rng.nextInt(dilation * (k - 1) + 1...23)
+            let weight = randomTensor(channels: cout, height: cin / g, width: k * k, seed: UInt64(500 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(600 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: k, stride: stride, dilation: dilation,
+                              padding: padding, groups: g, weight: weight.data, bias: bias.data, prepareFastKernels: true)
+            XCTAssertEqual(conv.isDepthwise, g > 1 && g == cin && g == cout)
+            let size = conv.outputSize(height: h, width: w)
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(trial))
+            let residual = randomTensor(channels: cout, height: size.height, width: size.width, seed: UInt64(700 + trial))
+            let epilogues: [Epilogue] = [.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)]
+            let epilogue = epilogues[trial % epilogues.count]
+            let expected = Tensor(channels: cout, height: size.height, width: size.width)
+            conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+            for threads in [1, 2] {
+                for policy in [ConvKernelPolicy.gemm, .auto, .winograd] {
+                    for (isa, context) in contextsForEveryISA(threads: threads, policy: policy) {
+                        let out = Tensor(channels: cout, height: size.height, width: size.width)
+                        conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
+                        XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(cin / g * k * k).squareRoot(),
+                            "cin \(cin) cout \(cout) groups \(g) k \(k) s \(stride) d \(dilation) \(padding) \(h)×\(w) \(epilogue) \(threads) \(policy) \(isa)")
+                    }
+                }
+            }
+            XCTAssertEqual(conv.macs(height: h, width: w), cout * (cin / g) * k * k * size.height * size.width)
+        }
+    }
+}
+
+/// The classifier's last ops against ONNX Runtime and their references.
+final class ClassifierOpsTests: XCTestCase {
+    /// A flat fixture tensor as an N×1×1 map, the classifier's vector layout.
+    func vector(_ t: Tensor) -> Tensor { Tensor(shape: [1, t.count, 1, 1], values: t.values) }
+
+    func testGlobalAveragePoolMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("classifier")
+        let x = cases.tensor(0, "input"), expected = cases.tensor(0, "output")
+        let reference = Tensor(channels: x.shape[1], height: 1, width: 1), fast = Tensor(channels: x.shape[1], height: 1, width: 1)
+        GlobalAveragePool.reference(x.view, into: reference.view)
+        GlobalAveragePool.forward(x.view, into: fast.view)
+        XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, expected.view), 1e-6)
+        XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, expected.view), 1e-6)
+    }
+
+    func testLinearMatchesONNXRuntimeGemm() throws {
+        let cases = try Fixtures.ops("classifier")
+        let x = vector(cases.tensor(1, "input")), w = cases.tensor(1, "weight"), b = cases.tensor(1, "bias")
+        let expected = vector(cases.tensor(1, "output"))
+        let fc = Linear(outFeatures: 30, inFeatures: 40, weight: w.data, bias: b.data)
+        let reference = Tensor(channels: 30, height: 1, width: 1), fast = Tensor(channels: 30, height: 1, width: 1)
+        fc.referenceForward(x.view, into: reference.view, epilogue: .none)
+        fc.forward(x.view, into: fast.view, epilogue: .none)
+        XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, expected.view), 1e-5)
+        XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, expected.view), 1e-5)
+        // The epilogue as in a conv: ReLU6, then a residual.
+        let residual = randomTensor(channels: 30, height: 1, width: 1, seed: 3)
+        fc.referenceForward(x.view, into: reference.view, epilogue: Epilogue.relu6.adding(residual.view))
+        fc.forward(x.view, into: fast.view, epilogue: Epilogue.relu6.adding(residual.view))
+        XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, fast.view), 1e-5)
+        XCTAssertEqual(fc.macs, 1200)
+    }
+
+    func testSoftmaxMatchesONNXRuntime() throws {
+        let cases = try Fixtures.ops("classifier")
+        let x = vector(cases.tensor(2, "input")), expected = vector(cases.tensor(2, "output"))
+        let reference = Tensor(channels: 1000, height: 1, width: 1)
+        Softmax.reference(x.view, into: reference.view)
+        Softmax.forwardInPlace(x.view)
+        XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, expected.view), 1e-7)
+        XCTAssertLessThanOrEqual(maxAbsDiff(x.view, expected.view), 1e-7)
+        XCTAssertEqual(x.values.reduce(0, +), 1, accuracy: 1e-5)
+        // Huge logits stay finite.
+        let big = Tensor(shape: [1, 3, 1, 1], values: [1000, 999, -1000])
+        Softmax.forwardInPlace(big.view)
+        XCTAssertEqual(big.values[0], 1 / (1 + expf(-1)), accuracy: 1e-6)
+        XCTAssertEqual(big.values[2], 0)
+    }
+}
