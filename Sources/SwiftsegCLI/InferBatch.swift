@@ -7,7 +7,7 @@ import SwiftsegRuntime
 /// The batch side of `swiftseg infer`: progress, per-photo lines and the manifest (the work itself is
 /// ``BatchRunner`` in the library).
 extension InferCommand {
-    static func runBatch(_ options: InferOptions, model network: U2Net, configuration: Segmenter.Configuration) throws {
+    static func runBatch(_ options: InferOptions, model network: any Network, configuration: Segmenter.Configuration) throws {
         ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
         let inputs = try BatchInputs.collect(options.inputs)
         let fm = FileManager.default
@@ -26,32 +26,25 @@ extension InferCommand {
             items = items.filter { BatchInputs.isInShard($0.input, index: shard.index, count: shard.count) }
         }
         let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
+        let pipeline = try pipeline(options, format: format)
         // --json: one report line per finished photo on standard output (the progress is on standard error).
-        let json = options.json, model = network.configuration.variant
-        let minArea = options.lifting.request.minimumArea
+        let json = options.json, model = network.name
         @Sendable func printReport(_ lifted: LiftedSubject, input: String) {
-            let t = lifted.observation.timings
-            let report = SubjectReport(input: input, observation: lifted.observation, model: model, minArea: minArea,
-                                       selected: lifted.chosen,
-                                       timingsMs: ["preprocess": t.preprocessMs, "network": t.networkMs,
-                                                   "postprocess": t.postprocessMs, "instances": t.instancesMs,
-                                                   "render": lifted.renderMs])
+            let report = pipeline.report(for: lifted, input: input, model: model,
+                                         timingsMs: SubjectLiftingPipeline.timingsMs(lifted))
             if let line = try? report.jsonData(pretty: false) { FileHandle.standardOutput.write(Data(line)) }
         }
         let progress = Progress(total: items.count, quiet: options.quiet)
-        let lifting = try resolvedLifting(options)
-        let encoding = options.encoding
         // One segmenter per lane (they share the model's weights), the threads split between them.
-        let segmenters = BatchRunner.laneSegmenters(model: network, configuration: configuration,
-                                                    lanes: options.concurrent)
+        let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.concurrent)
         BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: options.overwrite,
                     decoding: options.decoding).run(
             items,
-            process: { try segmenters[$1].lift($0, options: lifting) },
-            encode: { try $0.image.encoded(as: format, options: encoding) },
+            process: { try pipeline.lift($0, with: segmenters[$1]) },
+            encode: { try pipeline.encode($0).image },
             report: { result in
-                manifest?.append(result.manifestLine())
-                if json, let lifted = result.lifted { printReport(lifted, input: result.item.input.path) }
+                manifest?.append(result.manifestLine(["instances": result.value?.observation.instances.count ?? 0]))
+                if json, let lifted = result.value { printReport(lifted, input: result.item.input.path) }
                 progress.record(result)
             })
         progress.finish()
@@ -84,11 +77,11 @@ extension InferCommand {
 
         init(total: Int, quiet: Bool) { self.total = total; self.quiet = quiet }
 
-        func record(_ result: BatchRunner.Result) {
+        func record(_ result: BatchRunner.Result<LiftedSubject>) {
             done += 1
             let line: String?
             switch result.status {
-            case .ok: line = quiet || tty ? nil : "ok       \(result.item.input.path) → \(result.item.output) (\(Int(result.milliseconds)) ms, \(result.instances) instances)"
+            case .ok: line = quiet || tty ? nil : "ok       \(result.item.input.path) → \(result.item.output) (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
             case .skipped:
                 skipped += 1
                 line = quiet || tty ? nil : "skipped  \(result.item.input.path) (output exists)"

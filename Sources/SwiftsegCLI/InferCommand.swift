@@ -32,7 +32,7 @@ enum InferCommand {
 
     static func run(_ args: ParsedArguments) throws {
         let options = try InferOptions(args)
-        let model = try ModelOptions.loadModel(args)
+        let model = try ModelOptions.loadSaliencyModel(args)
         var configuration = Segmenter.Configuration()
         configuration.threads = options.threads
         configuration.kernelPolicy = ModelOptions.policy(args)
@@ -42,21 +42,25 @@ enum InferCommand {
             } else {
                 try runSingle(options, segmenter: Segmenter(model: model, configuration: configuration))
             }
-        } catch let error as ImageError {
-            throw CLIError.failure(error.description)
-        } catch let error as SubjectLiftingError {
-            throw CLIError.failure(error.description)
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure(SwiftsegError(error).message)
         }
     }
 
-    /// The lifting options with the background decoded (a picture is read once, for every photo).
-    static func resolvedLifting(_ options: InferOptions) throws -> LiftingOptions {
-        var lifting = options.lifting
-        if case .composite = lifting.output {
+    /// The library's pipeline for these options, with the background decoded (a picture is read once, for
+    /// every photo); `format` is the picture's.
+    static func pipeline(_ options: InferOptions, format: ImageFormat) throws -> SubjectLiftingPipeline {
+        var pipeline = SubjectLiftingPipeline()
+        pipeline.lifting = options.lifting
+        if case .composite = pipeline.lifting.output {
             let background = try options.background.map { try Background(argument: $0) } ?? .original
-            lifting.output = .composite(background: background, effect: options.effect)
+            pipeline.lifting.output = .composite(background: background, effect: options.effect)
         }
-        return lifting
+        pipeline.format = format
+        pipeline.encoding = options.encoding
+        return pipeline
     }
 
     static func runSingle(_ options: InferOptions, segmenter: Segmenter) throws {
@@ -64,42 +68,26 @@ enum InferCommand {
         if output == "-" && isatty(STDOUT_FILENO) != 0 {
             throw CLIError.usage("refusing to write an image to a terminal; redirect standard output or use -o <file>")
         }
-        var timings: [String: Double] = [:]
-        var t0 = DispatchTime.now().uptimeNanoseconds
-        func lap(_ name: String) {
-            let t1 = DispatchTime.now().uptimeNanoseconds
-            timings[name, default: 0] += Double(t1 - t0) / 1e6
-            t0 = t1
-        }
+        let start = DispatchTime.now().uptimeNanoseconds
         for path in [output, options.instancesPath, options.saliencyPath].compactMap({ $0 }) {
             try AtomicFile.checkWritable(path)
         }
         let input = options.inputs[0]
         let photo = try readImage(input, options: options.decoding)
-        let lifting = try resolvedLifting(options)
-        lap("decode")
-        let lifted = try segmenter.lift(photo, options: lifting)
-        let obs = lifted.observation
-        timings["preprocess"] = obs.timings.preprocessMs
-        timings["network"] = obs.timings.networkMs
-        timings["postprocess"] = obs.timings.postprocessMs
-        timings["instances"] = obs.timings.instancesMs
-        timings["render"] = lifted.renderMs
-        t0 = DispatchTime.now().uptimeNanoseconds
-        var files = [(path: output, bytes: try lifted.image.encoded(as: options.format(for: output), options: options.encoding))]
-        if let path = options.instancesPath {
-            files.append((path, try obs.instanceMask.pngData(compression: options.encoding.pngCompression)))
-        }
-        if let path = options.saliencyPath {
-            files.append((path, try obs.saliency.heatMap(width: photo.width, height: photo.height)
-                .encoded(as: options.format ?? ImageFormat(path: path) ?? .png, options: options.encoding)))
-        }
-        lap("encode")
-        try AtomicFile.write(files)
+        var pipeline = try pipeline(options, format: options.format(for: output))
+        pipeline.instanceMap = options.instancesPath != nil
+        pipeline.saliencyMap = options.saliencyPath.map { options.format ?? ImageFormat(path: $0) ?? .png }
+        let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        let lifted = try pipeline.lift(photo, with: segmenter)
+        let files = try pipeline.encode(lifted)
+        var writes = [(path: output, bytes: files.image)]
+        if let path = options.instancesPath, let bytes = files.instanceMap { writes.append((path, bytes)) }
+        if let path = options.saliencyPath, let bytes = files.saliencyMap { writes.append((path, bytes)) }
+        try AtomicFile.write(writes)
         if options.json {
-            let report = SubjectReport(input: input == "-" ? nil : input, observation: obs,
-                                       model: segmenter.model.configuration.variant, minArea: lifting.request.minimumArea,
-                                       selected: lifted.chosen, timingsMs: timings)
+            let timings = SubjectLiftingPipeline.timingsMs(lifted, decodeMs: decodeMs, encodeMs: files.encodeMs)
+            let report = pipeline.report(for: lifted, input: input == "-" ? nil : input, model: segmenter.model.name,
+                                         timingsMs: timings)
             FileHandle.standardOutput.write(Data(try report.jsonData()))
         }
     }

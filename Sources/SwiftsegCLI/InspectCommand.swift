@@ -20,9 +20,10 @@ enum InspectCommand {
             for key in file.metadata.keys.sorted() { print("  \(key): \(file.metadata[key]!)") }
             let parameters = file.tensors.values.reduce(0) { $0 + $1.elementCount }
             print("tensors: \(file.tensors.count), parameters: \(parameters)")
-            let model = try U2Net(weights: file)
-            let gmacs = Double(model.convMACs(height: 320, width: 320)) / 1e9
-            print("model: \(model.configuration.variant), \(String(format: "%.1f", gmacs)) GMAC per 320×320 image — loads OK")
+            let model = try ModelRegistry.builtIn.load(file)
+            let size = model.preprocessing.inputSize
+            let gmacs = Double(model.convMACs(height: size, width: size)) / 1e9
+            print("model: \(model.name), \(String(format: "%.1f", gmacs)) GMAC per \(size)×\(size) image — loads OK")
         } catch let error as RuntimeError {
             throw CLIError.failure(error.description)
         }

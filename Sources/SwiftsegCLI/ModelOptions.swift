@@ -24,12 +24,20 @@ enum ModelOptions {
         try args.positiveInt("--threads", default: ProcessInfoCores.count)
     }
 
-    /// Loads and checks the weights; errors come back as one line naming the file.
-    static func loadModel(_ args: ParsedArguments) throws -> U2Net {
+    /// Loads and checks the weights, building the network their file declares; errors come back as one line
+    /// naming the file.
+    static func loadModel(_ args: ParsedArguments) throws -> any Network {
         do {
-            return try U2Net(source: source(args), prepareFastKernels: policy(args) != .gemm)
+            return try source(args).load(options: .init(prepareFastKernels: policy(args) != .gemm))
         } catch let error as RuntimeError {
             throw CLIError.failure(error.description)
         }
+    }
+
+    /// ``loadModel(_:)``, which must be a subject-lifting (saliency) model.
+    static func loadSaliencyModel(_ args: ParsedArguments) throws -> any Network {
+        let model = try loadModel(args)
+        do { try Segmenter.checkIsSaliencyModel(model) } catch { throw CLIError.failure(SwiftsegError(error).message) }
+        return model
     }
 }

@@ -35,7 +35,8 @@ enum RunTensorCommand {
             }
             let model = try ModelOptions.loadModel(args)
             let context = ExecutionContext(threads: threads, policy: policy)
-            let result = Tensor(shape: [input.shape[0], 1, input.shape[2], input.shape[3]])
+            let out = model.outputShape(height: input.shape[2], width: input.shape[3])
+            let result = Tensor(shape: [input.shape[0], out.channels, out.height, out.width])
             for n in 0..<input.shape[0] {
                 model.forward(input.view(batch: n), into: result.view(batch: n), context: context)
             }

@@ -258,12 +258,14 @@ func runSoak(_ options: Options) {
     configuration.threads = options.threads[0]
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
-    let segmenters = BatchRunner.laneSegmenters(model: model, configuration: configuration, lanes: lanes)
+    let segmenters = Segmenter.lanes(sharing: model, configuration: configuration, count: lanes)
+    var pipeline = SubjectLiftingPipeline()  // what `swiftseg infer` runs per photo
+    pipeline.encoding.pngCompression = options.pngCompression
     final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
     BatchRunner(jobs: options.jobs, lanes: lanes, overwrite: true).run(
-        items, process: { try segmenters[$1].lift($0, options: LiftingOptions()) }, encode: { [compression = options.pngCompression] in try $0.image.pngData(compression: compression) },
+        items, process: { try pipeline.lift($0, with: segmenters[$1]) }, encode: { [pipeline] in try pipeline.encode($0).image },
         report: { result in
             samples.done += 1
             if case .failed = result.status { samples.failed += 1 }

@@ -21,14 +21,14 @@ public enum BatchInputs {
         let fm = FileManager.default
         for argument in arguments {
             var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: argument, isDirectory: &isDir) else { throw ImageError("\(argument): no such file or folder") }
+            guard fm.fileExists(atPath: argument, isDirectory: &isDir) else { throw ImageError(.fileSystem, "\(argument): no such file or folder") }
             if !isDir.boolValue {
                 result.append(BatchInput(path: argument, relativePath: URL(fileURLWithPath: argument).lastPathComponent))
                 continue
             }
             let root = URL(fileURLWithPath: argument).standardizedFileURL
             guard let walker = fm.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey],
-                                             options: [.skipsHiddenFiles]) else { throw ImageError("\(argument): cannot list folder") }
+                                             options: [.skipsHiddenFiles]) else { throw ImageError(.fileSystem, "\(argument): cannot list folder") }
             var found: [BatchInput] = []
             for case let url as URL in walker {
                 guard extensions.contains(url.pathExtension.lowercased()),

@@ -1,13 +1,13 @@
 import Dispatch
 import Foundation
 import Synchronization
-import SwiftsegModels
-import SwiftsegRuntime
 
 /// Runs a batch of photos with decoding and encoding overlapped: `jobs` workers decode the next photos and
 /// encode/write finished ones while the network works on the current photo — on the calling thread, or with
-/// `lanes` > 1 on that many photos at once (one segmenter per lane, each with its own memory). Memory stays
-/// bounded: at most `jobs + lanes` decoded photos wait, and at most `jobs` results.
+/// `lanes` > 1 on that many photos at once (one network workspace per lane, each with its own memory). Memory
+/// stays bounded: at most `jobs + lanes` decoded photos wait, and at most `jobs` results. It is generic over
+/// what `process` makes (a lifted subject, a classification, …): it only decodes, schedules, encodes and
+/// writes.
 ///
 /// ```swift
 /// let runner = BatchRunner(jobs: 2)
@@ -28,15 +28,14 @@ public final class BatchRunner {
         case failed(String)
     }
 
-    public struct Result: Sendable {
+    /// One photo's outcome; `Value` is what `process` made.
+    public struct Result<Value: Sendable>: Sendable {
         public let item: Item
         public let status: Status
-        /// Instances found (0 when failed or skipped).
-        public let instances: Int
         /// Wall time for this photo: decode, network and encode/write.
         public let milliseconds: Double
-        /// What the network found and what was rendered (nil when failed or skipped): for per-photo reports.
-        public var lifted: LiftedSubject? = nil
+        /// What `process` made (nil when failed or skipped): for per-photo reports.
+        public var value: Value? = nil
     }
 
     public let jobs: Int
@@ -45,19 +44,10 @@ public final class BatchRunner {
     public let overwrite: Bool
     public let decoding: DecodingOptions
 
-    /// One segmenter per lane, sharing `model`'s weights, with `configuration.threads` split between them as
-    /// evenly as whole threads allow (5 threads over 2 lanes: 3 and 2), each with its own activation memory.
-    ///
-    /// ```swift
-    /// let lanes = BatchRunner.laneSegmenters(model: model, configuration: config, lanes: 2)
-    /// ```
-    public static func laneSegmenters(model: U2Net, configuration: Segmenter.Configuration, lanes: Int) -> [Segmenter] {
-        precondition(lanes >= 1 && lanes <= configuration.threads, "each lane needs a thread of its own")
-        return (0..<lanes).map { lane in
-            var perLane = configuration
-            perLane.threads = configuration.threads / lanes + (lane < configuration.threads % lanes ? 1 : 0)
-            return Segmenter(model: model, configuration: perLane)
-        }
+    /// `threads` split over `lanes` as evenly as whole threads allow (5 over 2: 3 and 2).
+    public static func threadsPerLane(_ threads: Int, lanes: Int) -> [Int] {
+        precondition(lanes >= 1 && lanes <= threads, "each lane needs a thread of its own")
+        return (0..<lanes).map { threads / lanes + ($0 < threads % lanes ? 1 : 0) }
     }
 
     public init(jobs: Int = 2, lanes: Int = 1, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
@@ -70,26 +60,26 @@ public final class BatchRunner {
 
     /// Processes every item and calls `report` once per item, in completion order, from any thread but never
     /// concurrently. Returns when every output is written. With one lane, `process` runs on the calling thread.
-    public func run(_ items: [Item],
-                    process: (Image) throws -> LiftedSubject,
-                    encode: @escaping @Sendable (LiftedSubject) throws -> [UInt8],
-                    report: @escaping @Sendable (Result) -> Void) {
+    public func run<Value: Sendable>(_ items: [Item],
+                                     process: (Image) throws -> Value,
+                                     encode: @escaping @Sendable (Value) throws -> [UInt8],
+                                     report: @escaping @Sendable (Result<Value>) -> Void) {
         run(items, process: { photo, _ in try process(photo) }, encode: encode, report: report)
     }
 
     /// The same with `lanes` photos in the network at once: `process(photo, lane)` is called concurrently for
     /// different lanes (0 ..< lanes), never twice at once for the same lane, so each lane can own a
-    /// ``Segmenter``.
+    /// ``Segmenter`` (``Segmenter/lanes(sharing:configuration:count:)``).
     ///
     /// ```swift
-    /// let segmenters = (0..<2).map { _ in Segmenter(model: model, configuration: oneThread) }
+    /// let segmenters = Segmenter.lanes(sharing: model, configuration: configuration, count: 2)
     /// BatchRunner(jobs: 2, lanes: 2).run(items, process: { try segmenters[$1].lift($0, options: options) },
     ///                                    encode: { try $0.image.pngData() }) { print($0.status) }
     /// ```
-    public func run(_ items: [Item],
-                    process: (Image, _ lane: Int) throws -> LiftedSubject,
-                    encode: @escaping @Sendable (LiftedSubject) throws -> [UInt8],
-                    report: @escaping @Sendable (Result) -> Void) {
+    public func run<Value: Sendable>(_ items: [Item],
+                                     process: (Image, _ lane: Int) throws -> Value,
+                                     encode: @escaping @Sendable (Value) throws -> [UInt8],
+                                     report: @escaping @Sendable (Result<Value>) -> Void) {
         let state = State(count: items.count)
         let decodeSlots = DispatchSemaphore(value: jobs + lanes)
         let encodeSlots = DispatchSemaphore(value: jobs)
@@ -121,7 +111,7 @@ public final class BatchRunner {
 
         // Lanes take the photos in order; each runs the network on one photo at a time.
         let nextItem = Atomic<Int>(0)
-        @Sendable func lane(_ laneIndex: Int, _ process: (Image, Int) throws -> LiftedSubject) {
+        @Sendable func lane(_ laneIndex: Int, _ process: (Image, Int) throws -> Value) {
             while true {
                 let i = nextItem.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < items.count else { return }
@@ -130,14 +120,14 @@ public final class BatchRunner {
                 decodeSlots.signal()
                 switch decoded {
                 case .skipped(let start):
-                    state.report(Result(item: item, status: .skipped, instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+                    state.report(Result<Value>(item: item, status: .skipped, milliseconds: BatchRunner.elapsed(start)), report)
                 case .failed(let message, let start):
-                    state.report(Result(item: item, status: .failed(message), instances: 0, milliseconds: BatchRunner.elapsed(start)), report)
+                    state.report(Result<Value>(item: item, status: .failed(message), milliseconds: BatchRunner.elapsed(start)), report)
                 case .image(let photo, let start):
-                    let lifted: LiftedSubject
-                    do { lifted = try process(photo, laneIndex) } catch {
-                        state.report(Result(item: item, status: .failed("\(item.input.path): \(error)"), instances: 0,
-                                            milliseconds: BatchRunner.elapsed(start)), report)
+                    let value: Value
+                    do { value = try process(photo, laneIndex) } catch {
+                        state.report(Result<Value>(item: item, status: .failed("\(item.input.path): \(error)"),
+                                                   milliseconds: BatchRunner.elapsed(start)), report)
                         continue
                     }
                     encodeSlots.wait()
@@ -147,12 +137,12 @@ public final class BatchRunner {
                         do {
                             try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: item.output).deletingLastPathComponent().path,
                                                                     withIntermediateDirectories: true)
-                            try AtomicFile.write(try encode(lifted), to: item.output)
+                            try AtomicFile.write(try encode(value), to: item.output)
                         } catch {
                             status = .failed("\(item.output): \(error)")
                         }
-                        state.report(Result(item: item, status: status, instances: lifted.observation.instances.count,
-                                            milliseconds: BatchRunner.elapsed(start), lifted: status == .ok ? lifted : nil),
+                        state.report(Result(item: item, status: status, milliseconds: BatchRunner.elapsed(start),
+                                            value: status == .ok ? value : nil),
                                      report)
                         encodeSlots.signal()
                         done.leave()
@@ -206,7 +196,7 @@ public final class BatchRunner {
             return value
         }
 
-        func report(_ result: Result, _ callback: @Sendable (Result) -> Void) {
+        func report<Value>(_ result: Result<Value>, _ callback: @Sendable (Result<Value>) -> Void) {
             reportLock.lock()
             callback(result)
             reportLock.unlock()
@@ -215,10 +205,12 @@ public final class BatchRunner {
 }
 
 extension BatchRunner.Result {
-    /// One JSON line for a `--manifest` file: input, output, status (ok, skipped, failed), error, instances, ms.
-    public func manifestLine() -> String {
-        var object: [String: Any] = ["input": item.input.path, "output": item.output, "instances": instances,
+    /// One JSON line for a `--manifest` file: input, output, status (ok, skipped, failed), error, ms, and the
+    /// caller's `fields` (e.g. `instances`), keys sorted.
+    public func manifestLine(_ fields: [String: Int] = [:]) -> String {
+        var object: [String: Any] = ["input": item.input.path, "output": item.output,
                                      "ms": (milliseconds * 10).rounded() / 10]
+        for (key, value) in fields { object[key] = value }
         switch status {
         case .ok: object["status"] = "ok"; object["error"] = NSNull()
         case .skipped: object["status"] = "skipped"; object["error"] = NSNull()

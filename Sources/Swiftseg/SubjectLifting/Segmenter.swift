@@ -17,40 +17,73 @@ import SwiftsegRuntime
 /// try AtomicFile.write(try cutout.pngData(), to: "cutout.png")
 /// ```
 ///
-/// A `Segmenter` keeps per-run buffers, so use one per thread; they can share a loaded ``U2Net``
-/// (immutable and `Sendable`) through ``init(model:configuration:)``.
+/// A `Segmenter` keeps per-run buffers, so use one per thread; they can share a loaded network (immutable and
+/// `Sendable`) through ``init(model:configuration:)``. The network is any salient-object model (one sigmoid
+/// channel at the input's size, such as ``U2Net``); its input size and normalisation come from its weights
+/// file's metadata.
 public final class Segmenter {
     public struct Configuration: Sendable {
         /// Worker threads for the network (default: all cores).
         public var threads: Int = ProcessInfoCores.count
         /// Convolution kernel policy (tests force `.reference` or `.gemm`).
         public var kernelPolicy: ConvKernelPolicy = .auto
-        /// Side of the square network input; rembg uses 320, the training size.
-        public var inputSize: Int = 320
+        /// Side of the square network input (default: the size the weights file declares, 320 for U²-Net, as
+        /// rembg uses).
+        public var inputSize: Int? = nil
         public init() {}
     }
 
-    public let model: U2Net
+    public let model: any Network
     public let configuration: Configuration
+    /// The network's input side: ``Configuration/inputSize`` or the model's own.
+    public let inputSize: Int
     private let context: ExecutionContext
     private let input: Tensor
     private let output: Tensor
-    private let normalization = Normalization.imageNet
+    private let normalization: Normalization
 
-    /// Loads the model from `source` (default: the embedded u2netp).
+    /// Loads the model from `source` (default: the embedded u2netp), by the architecture its file declares.
     public convenience init(model source: ModelSource = .u2netp, configuration: Configuration = Configuration()) throws {
         let winograd = [.auto, .winograd].contains(configuration.kernelPolicy)  // else never used: skip its memory
-        try self.init(model: U2Net(source: source, prepareFastKernels: winograd), configuration: configuration)
+        let network = try source.load(options: .init(prepareFastKernels: winograd))
+        try Segmenter.checkIsSaliencyModel(network)
+        self.init(model: network, configuration: configuration)
     }
 
-    /// Uses an already loaded model.
-    public init(model: U2Net, configuration: Configuration = Configuration()) {
-        precondition(configuration.threads >= 1 && configuration.inputSize >= 1, "threads and input size must be ≥ 1")
+    /// Uses an already loaded model, which must be a saliency model (``checkIsSaliencyModel(_:)``).
+    public init(model: any Network, configuration: Configuration = Configuration()) {
+        let size = configuration.inputSize ?? model.preprocessing.inputSize
+        precondition(configuration.threads >= 1 && size >= 1, "threads and input size must be ≥ 1")
+        precondition((try? Segmenter.checkIsSaliencyModel(model)) != nil, "\(model.name) is not a saliency model")
         self.model = model
         self.configuration = configuration
+        inputSize = size
+        normalization = Normalization(mean: model.preprocessing.mean, std: model.preprocessing.std)
         context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy)
-        input = Tensor(channels: 3, height: configuration.inputSize, width: configuration.inputSize)
-        output = Tensor(channels: 1, height: configuration.inputSize, width: configuration.inputSize)
+        input = Tensor(channels: 3, height: size, width: size)
+        output = Tensor(channels: 1, height: size, width: size)
+    }
+
+    /// Throws unless `network` maps an image to one sigmoid channel of its size (a salient-object model).
+    public static func checkIsSaliencyModel(_ network: any Network) throws {
+        let shape = network.outputShape(height: 32, width: 32)
+        guard network.preprocessing.output == .sigmoid, shape == (1, 32, 32) else {
+            throw SwiftsegError(.badRequest, "\(network.weights.name): \(network.name) is not a subject-lifting (saliency) model")
+        }
+    }
+
+    /// One segmenter per batch lane, sharing `model`'s weights, with `configuration.threads` split between them
+    /// (``BatchRunner/threadsPerLane(_:lanes:)``), each with its own activation memory.
+    ///
+    /// ```swift
+    /// let lanes = Segmenter.lanes(sharing: model, configuration: config, count: 2)
+    /// ```
+    public static func lanes(sharing model: any Network, configuration: Configuration, count: Int) -> [Segmenter] {
+        BatchRunner.threadsPerLane(configuration.threads, lanes: count).map { threads in
+            var perLane = configuration
+            perLane.threads = threads
+            return Segmenter(model: model, configuration: perLane)
+        }
     }
 
     /// The soft foreground mask of `image`, at the image's resolution.
@@ -68,7 +101,7 @@ public final class Segmenter {
         timings.networkMs = lap()
         let mask = MaskPostprocessing.mask(from: output.view, width: image.width, height: image.height)
         timings.postprocessMs = lap()
-        return ForegroundMask(image: mask, saliency: output.values, saliencySize: configuration.inputSize,
+        return ForegroundMask(image: mask, saliency: output.values, saliencySize: inputSize,
                               timings: timings)
     }
 

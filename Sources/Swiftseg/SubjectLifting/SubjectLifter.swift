@@ -50,24 +50,31 @@ public struct LiftedSubject: Sendable {
 extension Segmenter {
     /// Runs the network once on `photo` and renders what `options` ask for.
     public func lift(_ photo: Image, options: LiftingOptions) throws -> LiftedSubject {
-        let observation = options.request.perform(on: photo, using: self)
+        try options.render(photo, observation: options.request.perform(on: photo, using: self))
+    }
+}
+
+extension LiftingOptions {
+    /// Renders what these options ask for from an observation already made (by ``Segmenter/lift(_:options:)``,
+    /// or from a stored mask through ``ForegroundInstanceMaskRequest/observation(for:)``): no network.
+    public func render(_ photo: Image, observation: ForegroundInstanceMaskObservation) throws -> LiftedSubject {
         let start = DispatchTime.now().uptimeNanoseconds
         let chosen: [Int]?
-        switch options.selection {
+        switch selection {
         case .all: chosen = nil
         case .instances(let list): chosen = list
         case .point(let p): chosen = try observation.instances(forTapAt: p)
         }
         let mask = try chosen.map { try observation.maskImage(forInstances: $0) } ?? observation.softMask
         var image: Image
-        switch options.output {
+        switch output {
         case .mask: image = mask
         case .cutout: image = Compositing.cutout(photo, alpha: mask)
         case .composite(let background, let effect):
             image = try Compositing.render(photo, mask: mask.pixels.map { Float($0) / 255 }, background: background,
                                            effect: effect)
         }
-        if options.crop {
+        if crop {
             let instances = chosen ?? observation.allInstances
             guard !instances.isEmpty else { throw SubjectLiftingError("nothing to crop to: no subject was found") }
             image = Compositing.crop(image, to: try observation.extent(ofInstances: instances))

@@ -32,14 +32,14 @@ extension Image {
     /// ```
     public init(contentsOfFile path: String, options: DecodingOptions = DecodingOptions()) throws {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > options.maxFileBytes {
-            throw ImageError("\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
+            throw ImageError(.tooLarge, "\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw ImageError(isDir.boolValue ? "\(path): is a directory" : "\(path): cannot read file (permission denied?)")
+                throw ImageError(.fileSystem, isDir.boolValue ? "\(path): is a directory" : "\(path): cannot read file (permission denied?)")
             }
-            throw ImageError("\(path): no such file")
+            throw ImageError(.fileSystem, "\(path): no such file")
         }
         try self.init(encoded: [UInt8](data), name: path, options: options)
     }
@@ -49,9 +49,9 @@ extension Image {
     /// undone); JPEGs (baseline or progressive, colour or grayscale) to RGB. CMYK JPEGs are refused. The
     /// EXIF orientation is applied unless `options` say otherwise.
     public init(encoded bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions()) throws {
-        if bytes.isEmpty { throw ImageError("\(name): file is empty") }
+        if bytes.isEmpty { throw ImageError(.unreadableImage, "\(name): file is empty") }
         if bytes.count > options.maxFileBytes {
-            throw ImageError("\(name): \(bytes.count) bytes, over the limit of \(options.maxFileBytes)")
+            throw ImageError(.tooLarge, "\(name): \(bytes.count) bytes, over the limit of \(options.maxFileBytes)")
         }
         var image: Image
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
@@ -59,7 +59,7 @@ extension Image {
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
             image = try Image.decodeJPEG(bytes, name: name, limits: options)
         } else {
-            throw ImageError("\(name): not a PNG or JPEG image")
+            throw ImageError(.unreadableImage, "\(name): not a PNG or JPEG image")
         }
         if options.appliesOrientation, let orientation = ExifOrientation.read(from: bytes) {
             image = image.applying(orientation)
@@ -68,16 +68,16 @@ extension Image {
     }
 
     static func checkLimits(width: Int, height: Int, name: String, limits: DecodingOptions) throws {
-        guard width > 0, height > 0 else { throw ImageError("\(name): image has no pixels (\(width)×\(height))") }
+        guard width > 0, height > 0 else { throw ImageError(.unreadableImage, "\(name): image has no pixels (\(width)×\(height))") }
         if width > limits.maxDimension || height > limits.maxDimension || width * height > limits.maxPixels {
-            throw ImageError("\(name): image is \(width)×\(height), over the limit of \(limits.maxPixels) pixels / \(limits.maxDimension) per side")
+            throw ImageError(.tooLarge, "\(name): image is \(width)×\(height), over the limit of \(limits.maxPixels) pixels / \(limits.maxDimension) per side")
         }
     }
 
     static func decodePNG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
         // Size from IHDR first, so an absurd header is refused before libpng reads (or allocates) anything.
         guard bytes.count >= 33, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
-            throw ImageError("\(name): corrupt PNG: no image header")
+            throw ImageError(.unreadableImage, "\(name): corrupt PNG: no image header")
         }
         func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
         try checkLimits(width: be32(16), height: be32(20), name: name, limits: limits)
@@ -92,7 +92,7 @@ extension Image {
             withUnsafeBytes(of: png.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
         }
         let ok = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&png, $0.baseAddress, $0.count) }
-        guard ok != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+        guard ok != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
         let width = Int(png.width), height = Int(png.height)
         try checkLimits(width: width, height: height, name: name, limits: limits)
         let hasAlpha = png.format & PNGFormat.alphaFlag != 0
@@ -104,7 +104,7 @@ extension Image {
         if sixteenBit {
             var wide = [UInt16](repeating: 0, count: count)
             let done = wide.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
-            guard done != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+            guard done != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
             if hasAlpha {  // linear RGBA comes premultiplied; undo it
                 for p in stride(from: 0, to: count, by: 4) where wide[p + 3] != 0 {
                     let a = UInt32(wide[p + 3])
@@ -116,22 +116,22 @@ extension Image {
         }
         var pixels = [UInt8](repeating: 0, count: count)
         let done = pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
-        guard done != 0 else { throw ImageError("\(name): corrupt PNG: \(message())") }
+        guard done != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
         return Image(width: width, height: height, channels: channels, pixels: pixels)
     }
 
     static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
-        guard let handle = tjInitDecompress() else { throw ImageError("\(name): cannot start the JPEG decoder") }
+        guard let handle = tjInitDecompress() else { throw ImageError(.codecFailure, "\(name): cannot start the JPEG decoder") }
         defer { tjDestroy(handle) }
         func message() -> String { String(cString: tjGetErrorStr2(handle)) }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let header = bytes.withUnsafeBufferPointer {
             tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
         }
-        guard header == 0 else { throw ImageError("\(name): corrupt JPEG: \(message())") }
+        guard header == 0 else { throw ImageError(.unreadableImage, "\(name): corrupt JPEG: \(message())") }
         try checkLimits(width: Int(width), height: Int(height), name: name, limits: limits)
         if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
-            throw ImageError("\(name): unsupported: CMYK JPEG")
+            throw ImageError(.unreadableImage, "\(name): unsupported: CMYK JPEG")
         }
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
         let status = bytes.withUnsafeBufferPointer { src in
@@ -145,7 +145,7 @@ extension Image {
         if status != 0 {
             let text = message()
             if tjGetErrorCode(handle) == Int32(TJERR_FATAL.rawValue) || text.contains("Premature end") {
-                throw ImageError("\(name): corrupt or truncated JPEG: \(text)")
+                throw ImageError(.unreadableImage, "\(name): corrupt or truncated JPEG: \(text)")
             }
         }
         return Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels)

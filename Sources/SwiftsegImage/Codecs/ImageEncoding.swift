@@ -74,9 +74,9 @@ extension Image {
     /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.
     public func jpegData(quality: Int = 90) throws -> [UInt8] {
         guard channels != 4 else {
-            throw ImageError("JPEG has no alpha channel: write a .png, or give the cutout a --background")
+            throw ImageError(.unsupportedOutput, "JPEG has no alpha channel: write a .png, or give the cutout a --background")
         }
-        guard let handle = tjInitCompress() else { throw ImageError("cannot start the JPEG encoder") }
+        guard let handle = tjInitCompress() else { throw ImageError(.codecFailure, "cannot start the JPEG encoder") }
         defer { tjDestroy(handle) }
         var buffer: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
@@ -87,7 +87,7 @@ extension Image {
                         sampling, Int32(min(max(quality, 1), 100)), 0)
         }
         defer { tjFree(buffer) }
-        guard status == 0, let buffer else { throw ImageError("cannot encode JPEG: \(String(cString: tjGetErrorStr2(handle)))") }
+        guard status == 0, let buffer else { throw ImageError(.codecFailure, "cannot encode JPEG: \(String(cString: tjGetErrorStr2(handle)))") }
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
     }
 

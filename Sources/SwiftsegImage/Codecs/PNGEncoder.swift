@@ -85,7 +85,7 @@ public enum PNGEncoder {
         }
         var stream = z_stream()
         var status = swiftseg_deflateInit2(&stream, level, strategy)
-        guard status == Z_OK else { throw ImageError("cannot start the PNG compressor (zlib error \(status))") }
+        guard status == Z_OK else { throw ImageError(.codecFailure, "cannot start the PNG compressor (zlib error \(status))") }
         defer { deflateEnd(&stream) }
         var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(data.count))))
         let piece = 1 << 30  // zlib counts in 32 bits: feed and drain at most 1 GiB per call
@@ -106,7 +106,7 @@ public enum PNGEncoder {
                 }
             }
         } while status == Z_OK
-        guard status == Z_STREAM_END else { throw ImageError("cannot compress PNG data (zlib error \(status))") }
+        guard status == Z_STREAM_END else { throw ImageError(.codecFailure, "cannot compress PNG data (zlib error \(status))") }
         out.removeLast(out.count - written)
         return out
     }

@@ -14,12 +14,12 @@ public enum AtomicFile {
         let dir = url.deletingLastPathComponent().path
         let temp = "\(dir)/.\(url.lastPathComponent).\(getpid()).tmp"
         guard FileManager.default.createFile(atPath: temp, contents: Data(bytes)) else {
-            throw ImageError("\(path): cannot write (permission denied or disk full?)")
+            throw ImageError(.fileSystem, "\(path): cannot write (permission denied or disk full?)")
         }
         if rename(temp, path) != 0 {
             let reason = String(cString: strerror(errno))
             unlink(temp)
-            throw ImageError("\(path): cannot write: \(reason)")
+            throw ImageError(.fileSystem, "\(path): cannot write: \(reason)")
         }
     }
 
@@ -33,14 +33,14 @@ public enum AtomicFile {
             let url = URL(fileURLWithPath: f.path)
             let temp = "\(url.deletingLastPathComponent().path)/.\(url.lastPathComponent).\(getpid()).tmp"
             guard FileManager.default.createFile(atPath: temp, contents: Data(f.bytes)) else {
-                throw ImageError("\(f.path): cannot write (permission denied or disk full?)")
+                throw ImageError(.fileSystem, "\(f.path): cannot write (permission denied or disk full?)")
             }
             temps.append((temp, f.path))
         }
         for f in files where f.path == "-" { try write(f.bytes, to: "-") }
         while let t = temps.first {
             if rename(t.temp, t.path) != 0 {
-                throw ImageError("\(t.path): cannot write: \(String(cString: strerror(errno)))")
+                throw ImageError(.fileSystem, "\(t.path): cannot write: \(String(cString: strerror(errno)))")
             }
             temps.removeFirst()
         }
@@ -55,11 +55,11 @@ extension AtomicFile {
         let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-            throw ImageError("\(path): folder \(dir) does not exist")
+            throw ImageError(.fileSystem, "\(path): folder \(dir) does not exist")
         }
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            throw ImageError("\(path): is a directory")
+            throw ImageError(.fileSystem, "\(path): is a directory")
         }
-        guard access(dir, W_OK) == 0 else { throw ImageError("\(path): folder \(dir) is not writable") }
+        guard access(dir, W_OK) == 0 else { throw ImageError(.fileSystem, "\(path): folder \(dir) is not writable") }
     }
 }

@@ -1,5 +1,24 @@
-/// Why an image could not be read or written. `description` is one line naming the file and the problem.
+/// Why an image could not be read or written. `description` is one line naming the file and the problem;
+/// `kind` says whose problem it is, so a caller can map it (a server: 400, 413, 415 or 500).
 public struct ImageError: Error, CustomStringConvertible, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// Not a PNG or JPEG, corrupt, truncated, empty, or of a kind not supported (CMYK JPEG).
+        case unreadableImage
+        /// Over a decoding limit (bytes, pixels, side): refused before decoding.
+        case tooLarge
+        /// A file or folder is missing, not readable or not writable.
+        case fileSystem
+        /// The output asked for cannot hold the image (JPEG has no alpha).
+        case unsupportedOutput
+        /// An encoder or decoder failed to start or compress: not the input's fault.
+        case codecFailure
+    }
+
+    public let kind: Kind
     public let description: String
-    public init(_ description: String) { self.description = description }
+
+    public init(_ kind: Kind, _ description: String) {
+        self.kind = kind
+        self.description = description
+    }
 }
