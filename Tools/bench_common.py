@@ -1,4 +1,4 @@
-"""Shared by Tools/bench_ort.py and Tools/bench_openvino.py: the same arguments, input, timing loop and output
+"""Shared by Tools/bench_ort.py, bench_openvino.py, bench_mnn.py and bench_ncnn.py: the same arguments, input, timing loop and output
 as swiftseg-bench (so Tools/bench_compare.sh can put them side by side)."""
 
 import argparse
@@ -11,8 +11,10 @@ import time
 import numpy as np
 
 
-def parse_args(description):
+def parse_args(description, extra=()):
     p = argparse.ArgumentParser(description=description)
+    for name, kwargs in extra:
+        p.add_argument(name, **kwargs)
     p.add_argument("--onnx", required=True)
     p.add_argument("--size", type=int, default=320)
     p.add_argument("--threads", type=int, default=os.cpu_count())

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# swiftseg vs ONNX Runtime (and, with --openvino, OpenVINO) on the same machine, in one run: they alternate
-# (ROUNDS times) so load from other users of a shared machine hits all alike; prints the ratio of medians.
+# swiftseg against other CPU runtimes on the same machine, in one run: ONNX Runtime, MNN and ncnn (both of which
+# run 3×3 convolutions as Winograd on x86, like swiftseg), and with --openvino OpenVINO. They alternate (ROUNDS
+# times, each runtime once per round) so load from other users of a shared machine hits all alike; prints the
+# medians and the ratio of swiftseg's median to each peer's.
 #
 #   Tools/bench_compare.sh [--model u2netp|u2net] [--size 320] [--threads 1,2] [--rounds 3] [--iterations 10]
-#                          [--openvino]
+#                          [--peers ort,mnn,ncnn] [--openvino]
 #
-# Needs the model's ONNX file next to its safetensors (Tools/fetch_weights.sh MODEL --keep-onnx); --openvino
-# needs `pip install openvino` in the Tools venv.
+# Needs the model's ONNX file next to its safetensors (Tools/fetch_weights.sh MODEL --keep-onnx). MNN (3.6.1),
+# ncnn and pnnx (its converter, without torch) are installed into the Tools venv on first use; the ONNX file is
+# converted once for each (NAME.mnn, NAME.ncnn.param/.bin beside it). --openvino needs `pip install openvino`.
 set -euo pipefail
-model=u2netp; sizes=320; threads_list=2; rounds=3; iterations=10; openvino=0
+model=u2netp; sizes=320; threads_list=2; rounds=3; iterations=10; peers=ort,mnn,ncnn
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model="$2"; shift 2 ;;
@@ -16,57 +19,72 @@ while [ $# -gt 0 ]; do
     --threads) threads_list="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --iterations) iterations="$2"; shift 2 ;;
-    --openvino) openvino=1; shift ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --peers) peers="$2"; shift 2 ;;
+    --openvino) peers="$peers,openvino"; shift ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_compare: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 cd "$TOOLS_DIR/.."
+for peer in ${peers//,/ }; do
+  case "$peer" in
+    ort|openvino) ;;
+    mnn) "$PY" -c 'import MNN' 2>/dev/null || "$PY" -m pip install -q MNN==3.6.1 ;;
+    ncnn)
+      "$PY" -c 'import ncnn' 2>/dev/null || "$PY" -m pip install -q ncnn==1.0.20261020
+      "$PY" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("pnnx") is None)' ||
+        "$PY" -m pip install -q --no-deps pnnx==20261020 ;;
+    *) echo "bench_compare: unknown peer '$peer' (ort, mnn, ncnn, openvino)" >&2; exit 2 ;;
+  esac
+done
 model_dir="${SWIFTSEG_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/swiftseg}"
 onnx="$model_dir/$model.onnx"
 [ -f "$onnx" ] || { echo "bench_compare: $onnx missing; run: Tools/fetch_weights.sh $model --keep-onnx" >&2; exit 1; }
 swift build -c release --product swiftseg-bench >/dev/null
 bench=".build/release/swiftseg-bench"
-out="$(mktemp)"
+out="$(mktemp)"; trap 'rm -f "$out"' EXIT
 for size in ${sizes//,/ }; do
   for threads in ${threads_list//,/ }; do
     for round in $(seq "$rounds"); do
       "$bench" --model "$model" --size "$size" --threads "$threads" --iterations "$iterations" --json \
         | sed "s/^/swiftseg $round /" >> "$out"
-      "$PY" "$TOOLS_DIR/bench_ort.py" --onnx "$onnx" --size "$size" --threads "$threads" --iterations "$iterations" \
-        --json | sed "s/^/ort $round /" >> "$out"
-      if [ "$openvino" = 1 ]; then
-        "$PY" "$TOOLS_DIR/bench_openvino.py" --onnx "$onnx" --size "$size" --threads "$threads" \
-          --iterations "$iterations" --json | sed "s/^/openvino $round /" >> "$out"
-      fi
+      for peer in ${peers//,/ }; do
+        # Only the JSON line: MNN prints what the CPU supports on standard output.
+        "$PY" "$TOOLS_DIR/bench_$peer.py" --onnx "$onnx" --size "$size" --threads "$threads" \
+          --iterations "$iterations" --json | grep '^{' | sed "s/^/$peer $round /" >> "$out"
+      done
     done
   done
 done
-"$PY" - "$out" <<'PYEOF'
+"$PY" - "$out" "$peers" <<'PYEOF'
 import json, statistics, sys
+names = {"ort": "ORT", "mnn": "MNN", "ncnn": "ncnn", "openvino": "OpenVINO"}
+peers = sys.argv[2].split(",")
 rows = {}
 for line in open(sys.argv[1]):
     who, rnd, blob = line.split(" ", 2)
     r = json.loads(blob)
     rows.setdefault((r["model"], r["size"], r["threads"]), {}).setdefault(who, []).append(r)
-ov = any("openvino" in by for by in rows.values())
-head = "| model | size | threads | swiftseg median ms | ORT median ms | ratio (swiftseg / ORT) |"
-head += " OpenVINO median ms | ratio (swiftseg / OpenVINO) |" if ov else ""
-print(head + " swiftseg RSS MB | ORT RSS MB |")
-print("|---" * (head.count("|") + 1) + "|")
+head = "| model | size | threads | swiftseg median ms |"
+for p in peers:
+    head += f" {names[p]} median ms | swiftseg / {names[p]} |"
+head += " swiftseg RSS MB |" + "".join(f" {names[p]} RSS MB |" for p in peers)
+print(head)
+print("|---" * (head.count("|") - 1) + "|")
 med = lambda rs: statistics.median(x for r in rs for x in r["samples_ms"])
+rss = lambda rs: max(r["peak_rss_mb"] for r in rs)
 for (model, size, threads), by in sorted(rows.items()):
-    s = med(by["swiftseg"]); o = med(by["ort"])
-    srss = max(r["peak_rss_mb"] for r in by["swiftseg"]); orss = max(r["peak_rss_mb"] for r in by["ort"])
-    row = f"| {model} | {size} | {threads} | {s:.1f} | {o:.1f} | {s / o:.2f} |"
-    if ov:
-        v = med(by["openvino"])
-        row += f" {v:.1f} | {s / v:.2f} |"
-    print(row + f" {srss:.0f} | {orss:.0f} |")
+    s = med(by["swiftseg"])
+    row = f"| {model} | {size} | {threads} | {s:.1f} |"
+    for p in peers:
+        v = med(by[p])
+        row += f" {v:.1f} | **{s / v:.2f}** |"
+    row += f" {rss(by['swiftseg']):.0f} |" + "".join(f" {rss(by[p]):.0f} |" for p in peers)
+    print(row)
 first = next(iter(rows.values()))
-runtimes = "; ".join(first[k][0]["runtime"] for k in ("ort", "openvino") if k in first)
+runtimes = "; ".join(first[p][0]["runtime"] for p in peers)
 print(f"\nswiftseg: {first['swiftseg'][0]['blas']}, kernels {first['swiftseg'][0].get('isa', '?')}; {runtimes}; "
-      f"cpu: {first['swiftseg'][0]['cpu']}; commit {first['swiftseg'][0]['commit']}")
+      f"cpu: {first['swiftseg'][0]['cpu']}; commit {first['swiftseg'][0]['commit']}; "
+      f"{len(first['swiftseg'])} alternating rounds of {first['swiftseg'][0]['iterations']} runs")
 PYEOF
-rm -f "$out"
