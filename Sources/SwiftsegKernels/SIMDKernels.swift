@@ -189,7 +189,9 @@ public enum SIMDKernels {
         }
     }
 
-    @inlinable @inline(__always)
+    /// Out of line: inlined into a transform's hot loop, its four loops made the loop slower (the edge
+    /// epilogue runs on a few pixels per row).
+    @inlinable @inline(never)
     static func addBias<A: VectorActivation>(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float, _: A.Type,
                                              residual r: UnsafePointer<Float>?) {
         var i = 0
@@ -324,12 +326,19 @@ import Darwin
 /// per activation with nothing tested per vector: a switch per vector, even on a loop-invariant value, made
 /// the AVX-512 Winograd output transform 2× slower.
 @usableFromInline protocol VectorActivation {
+    /// Whether ``apply(_:)`` returns its input (then an epilogue without a residual does nothing).
+    static var isIdentity: Bool { get }
     static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector
     static func apply(_ v: Float) -> Float
 }
 
+extension VectorActivation {
+    @inlinable static var isIdentity: Bool { false }
+}
+
 /// x
 @usableFromInline enum Identity: VectorActivation {
+    @inlinable static var isIdentity: Bool { true }
     @inlinable @inline(__always) static func apply(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector { v }
     @inlinable @inline(__always) static func apply(_ v: Float) -> Float { v }
 }

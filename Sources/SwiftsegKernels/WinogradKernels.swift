@@ -111,29 +111,33 @@ public enum WinogradKernels {
                                        output: UnsafeMutablePointer<Float>, height h: Int, width w: Int,
                                        tileRow ty: Int, firstTile tx0: Int, tiles n: Int,
                                        epilogue: KernelEpilogue, scratch: UnsafeMutablePointer<Float>) {
-        // The loops specialised per activation (``VectorActivation``).
-        @inline(__always) func run<A: VectorActivation>(_ activation: A.Type) {
-            outputTransformBody(m: m, ld: ld, channels: channels, bias: bias, output: output, height: h, width: w,
-                                tileRow: ty, firstTile: tx0, tiles: n, epilogue: epilogue, activation, scratch: scratch)
-        }
+        // The loops specialised per activation (``VectorActivation``), called with every value as an argument: a
+        // local closure capturing them was not inlined, and its loops reloaded them from its context (+6 %).
         switch epilogue.activation {
-        case .none: run(Identity.self)
-        case .relu: run(ReLU.self)
-        case .relu6: run(ReLU6.self)
+        case .none:
+            outputTransformBody(m: m, ld: ld, channels: channels, bias: bias, output: output, height: h, width: w,
+                                tileRow: ty, firstTile: tx0, tiles: n, residual: epilogue.residual, Identity.self, scratch: scratch)
+        case .relu:
+            outputTransformBody(m: m, ld: ld, channels: channels, bias: bias, output: output, height: h, width: w,
+                                tileRow: ty, firstTile: tx0, tiles: n, residual: epilogue.residual, ReLU.self, scratch: scratch)
+        case .relu6:
+            outputTransformBody(m: m, ld: ld, channels: channels, bias: bias, output: output, height: h, width: w,
+                                tileRow: ty, firstTile: tx0, tiles: n, residual: epilogue.residual, ReLU6.self, scratch: scratch)
         }
     }
 
-    @inline(__always)
+    @inline(never)
     static func outputTransformBody<A: VectorActivation>(m: UnsafePointer<Float>, ld: Int, channels: Int,
-                                    bias: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, height h: Int,
-                                    width w: Int, tileRow ty: Int, firstTile tx0: Int, tiles n: Int,
-                                    epilogue: KernelEpilogue, _ activation: A.Type,
-                                    scratch: UnsafeMutablePointer<Float>) {
+                                                         bias: UnsafePointer<Float>,
+                                                         output: UnsafeMutablePointer<Float>, height h: Int,
+                                                         width w: Int, tileRow ty: Int, firstTile tx0: Int,
+                                                         tiles n: Int, residual: UnsafePointer<Float>?, _ activation: A.Type,
+                                                         scratch: UnsafeMutablePointer<Float>) {
         let vectors = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Vector.self, capacity: 28)
         let tmp = vectors, ys = tmp + 24   // ys: one output row's 4 vectors, for the scalar interleave
         for co in 0..<channels {
             let plane = output + co * h * w
-            let channelEpilogue = epilogue.advanced(by: co * h * w)
+            let res = residual.map { $0 + co * h * w }
             let b = Vector(repeating: bias[co])
             var t = 0
             while t < n {
@@ -155,17 +159,17 @@ public enum WinogradKernels {
                 for i in 0..<4 where 4 * ty + i < h {
                     let offset = (4 * ty + i) * w + ox0
                     storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset,
-                             epilogue: channelEpilogue.advanced(by: offset), activation, scratch: ys)
+                             residual: res.map { $0 + offset }, activation, scratch: ys)
                 }
                 t += width
             }
             #if !(SWIFTSEG_PERMUTES || arch(arm64))
-            if !epilogue.isIdentity {  // the epilogue over the rows this call wrote (the bias is already in)
+            if !A.isIdentity || residual != nil {  // the epilogue over the rows this call wrote (bias already in)
                 let ox0 = 4 * tx0, count = min(4 * n, w - ox0)
                 for i in 0..<4 where 4 * ty + i < h {
                     let offset = (4 * ty + i) * w + ox0
                     SIMDKernels.addBias(plane + offset, count: count, bias: 0, A.self,
-                                        residual: channelEpilogue.residual.map { $0 + offset })
+                                        residual: res.map { $0 + offset })
                 }
             }
             #endif
@@ -210,14 +214,14 @@ public enum WinogradKernels {
     }
 
     /// One output row of 16 tiles from its row of Aᵀ M (the 6 vectors at `am`): F(4, 3)'s Aᵀ across, plus the
-    /// bias, stored by ``storeRow(_:_:_:_:count:into:epilogue:_:scratch:)``. Both tile shapes end this way.
+    /// bias, stored by ``storeRow(_:_:_:_:count:into:residual:_:scratch:)``. Both tile shapes end this way.
     @inline(__always)
     static func storeRow<A: VectorActivation>(across am: UnsafePointer<Vector>, bias b: Vector, count: Int,
-                                              into out: UnsafeMutablePointer<Float>, epilogue: KernelEpilogue,
+                                              into out: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
                                               _ activation: A.Type, scratch ys: UnsafeMutablePointer<Vector>) {
         let t0 = am[0], t1 = am[1], t2 = am[2], t3 = am[3], t4 = am[4], t5 = am[5]
         storeRow(t0 + t1 + t2 + t3 + t4 + b, t1 - t2 + 2 * (t3 - t4) + b, t1 + t2 + 4 * (t3 + t4) + b,
-                 t1 - t2 + 8 * (t3 - t4) + t5 + b, count: count, into: out, epilogue: epilogue, activation, scratch: ys)
+                 t1 - t2 + 8 * (t3 - t4) + t5 + b, count: count, into: out, residual: residual, activation, scratch: ys)
     }
 
     /// One output row of 16 tiles: `y0…y3` hold columns 0…3 of each tile (bias added), interleaved into `count`
@@ -225,13 +229,12 @@ public enum WinogradKernels {
     /// in registers; the baseline build's caller runs it over its rows afterwards.
     @inline(__always)
     static func storeRow<A: VectorActivation>(_ y0: Vector, _ y1: Vector, _ y2: Vector, _ y3: Vector, count: Int,
-                                              into out: UnsafeMutablePointer<Float>, epilogue: KernelEpilogue,
+                                              into out: UnsafeMutablePointer<Float>, residual: UnsafePointer<Float>?,
                                               _ activation: A.Type, scratch ys: UnsafeMutablePointer<Vector>) {
         #if SWIFTSEG_PERMUTES || arch(arm64)
         // Constant k in each call, so the lane picks are compile-time permutes (a loop over k made LLVM extract
         // lanes through the stack).
         let (o0, o1, o2, o3) = SIMDKernels.interleaved(y0, y1, y2, y3)
-        let residual = epilogue.residual
         @inline(__always) func put(_ value: Vector, _ k: Int) {
             var o = A.apply(value)
             if let residual { o += SIMDKernels.load(residual + k * width) }
@@ -250,7 +253,9 @@ public enum WinogradKernels {
         ys[0] = whole == 0 ? o0 : whole == 1 ? o1 : whole == 2 ? o2 : o3
         let row = UnsafeRawPointer(ys).assumingMemoryBound(to: Float.self), start = whole * width
         for e in 0..<rest { out[start + e] = row[e] }
-        if !epilogue.isIdentity { SIMDKernels.addBias(out + start, count: rest, bias: 0, A.self, residual: residual.map { $0 + start }) }
+        if !A.isIdentity || residual != nil {
+            SIMDKernels.addBias(out + start, count: rest, bias: 0, A.self, residual: residual.map { $0 + start })
+        }
         #else
         // Element e of the row is column e mod 4 of tile e / 4: a scalar interleave (SSE2 has no cheap permute).
         ys[0] = y0; ys[1] = y1; ys[2] = y2; ys[3] = y3
