@@ -1,6 +1,6 @@
 """U²-Net architecture as a list of convolutions in forward order.
 
-Mirrors Sources/SwiftsegRuntime/Model/U2NetConfiguration.swift (the Swift runtime checks every name and
+Mirrors Sources/SwiftsegModels/U2Net/U2NetConfiguration.swift (the Swift runtime checks every name and
 shape again at load). The ONNX exports carry BatchNorm-folded conv weights under anonymous names, in the
 order PyTorch traced `forward`, so this list is how the converter gives them their original module names.
 """

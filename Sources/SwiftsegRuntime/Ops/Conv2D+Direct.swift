@@ -16,8 +16,8 @@ extension Conv2D {
     static let directMinimumPixelsForThinInput = 64 * 64
     /// Largest input (bytes) for which `.auto` picks the direct kernel on a layer thin on the output side: past
     /// the caches the direct kernel reads its input planes, one row of each channel at a time, at a few GB/s,
-    /// while Winograd's F(6×4) streams whole rows (64→1 at 320×320, 26 MB: Winograd 4.6 ms, direct 5.5; at
-    /// 160×160, 6.5 MB: 1.1 vs 0.9).
+    /// while Winograd's F(6×4) streams whole rows (64→1 at 320×320, 26 MB: direct ~20 % slower than Winograd;
+    /// at 160×160, 6.5 MB: ~20 % faster).
     static let directMaximumInputBytesForThinOutput = 16 << 20
 
     /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with at

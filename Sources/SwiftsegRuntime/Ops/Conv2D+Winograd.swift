@@ -40,10 +40,10 @@ public enum WinogradTile: Sendable, CaseIterable {
 
     /// Most weights (inChannels × outChannels) a layer may have to run F(6×4): its U is then at most 1.5 MB.
     /// In U²-Net the layers above it sit on the smallest maps (u2net's 256–1024 channels on 10–40 px), where
-    /// F(6×4) loses: a 20-row map takes 24 rows of 6-row tiles (`--layers`: 128→64 at 20×20 0.38 → 0.45 ms), and
+    /// F(6×4) loses: a 20-row map takes 24 rows of 6-row tiles (`--layers`: 128→64 at 20×20 ~18 % slower), and
     /// its U, a third larger, is streamed once per conv there (u2net with F(6×4) everywhere: +4–6 % time,
-    /// +140 MB RSS). Below it, on u2netp's 320- and 160-pixel maps, F(6×4) wins (128→64 at 320×320 47.1 →
-    /// 43.0 ms).
+    /// +140 MB RSS). Below it, on u2netp's 320- and 160-pixel maps, F(6×4) wins (128→64 at 320×320 ~9 %
+    /// faster; PERF.md, docs/PERF-HISTORY.md).
     public static let f6x4MaximumWeights = 128 * 64
 
     /// The shape a 3×3 conv with these channels runs (``f6x4MaximumWeights``).
@@ -162,12 +162,12 @@ extension Conv2D {
     static let winogradMaxTilesPerChunk = 80
     /// Tiles one task aims to batch into each GEMM (whole chunk rows of them). 80 = 5 vectors: 2 tile rows of a
     /// 160-pixel map (40 tiles each) or 4 of an 80-pixel one fill whole vectors, where 64 gave one row of 40 tiles
-    /// padded to 48 (`--layers`: 128→64 at 160×160 14.8 → 13.5 ms, at 80×80 4.3 → 3.6 ms).
+    /// padded to 48 (`--layers`: 128→64 ~9 % faster at 160×160, ~16 % at 80×80).
     static let winogradTilesPerGEMM = 80
     /// Largest V (positions × Cin × tiles floats) a tile-row task may build: the GEMMs read it position by
     /// position after the input transform wrote all of it, so it has to stay in the 2 MB L2 in between. Two
-    /// 40-tile rows of 6×4 tiles on a 128-channel layer make 2.4 MB (`--layers`: 128→64 at 160×160 16.5 ms, with
-    /// one row per task instead 13.5 ms); one 80-tile row at 320×320, 2.0 MB, still fits.
+    /// 40-tile rows of 6×4 tiles on a 128-channel layer make 2.4 MB (`--layers`: 128→64 at 160×160 ~20 % slower
+    /// than with one row per task); one 80-tile row at 320×320, 2.0 MB, still fits.
     static let winogradMaxVBytes = 2 << 20
     /// Maps with at most this many tiles (up to 44×44 in 4×4 tiles, 52×52 in 6×4) run whole-map: every task's GEMMs cover all tiles and
     /// tasks split the output channels instead, so U (36 × Cin × Cout, up to 75 MB on u2net's 1024-channel
