@@ -60,11 +60,11 @@ let package = Package(
                 swiftSettings: avx512Kernels),
         // What all three kernel builds take, as one type: the epilogue value (data only, built once).
         .target(name: "SwiftsegKernelTypes"),
-        // The committed u2netp weights, linked into the binary (Weights/embedded_weights.c).
+        // The committed u2netp and efficientnet-lite0 weights, linked into the binary (Weights/embedded_weights.c).
         .target(
             name: "SwiftsegEmbeddedWeights",
             path: "Weights",
-            exclude: ["README.md", "u2netp.safetensors"],
+            exclude: ["README.md", "u2netp.safetensors", "efficientnet-lite0.safetensors"],
             sources: ["embedded_weights.c"],
             cSettings: [.headerSearchPath(".")]
         ),

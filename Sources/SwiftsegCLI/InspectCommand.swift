@@ -1,3 +1,4 @@
+import Foundation
 import SwiftsegModels
 import SwiftsegRuntime
 
@@ -7,9 +8,9 @@ enum InspectCommand {
         name: "inspect",
         summary: "Describe a weights file (metadata, tensors) and check that it loads.",
         usage: "swiftseg inspect [<model>]",
-        positionals: [("<model>", "u2netp (default, built in), u2net, or a .safetensors file.")],
+        positionals: [("<model>", "u2netp (default, built in), efficientnet-lite0 (built in), u2net, or a\n.safetensors file.")],
         options: [],
-        discussion: "Exits non-zero, with the reason, when the file is not a loadable U²-Net weights file.")
+        discussion: "Exits non-zero, with the reason, when the file is not a weights file this build can load.")
 
     static func run(_ args: ParsedArguments) throws {
         guard args.positionals.count <= 1 else { throw CLIError.usage("inspect takes at most one model") }
@@ -17,7 +18,7 @@ enum InspectCommand {
         do {
             let file = try source.open()
             print("file: \(file.name)")
-            for key in file.metadata.keys.sorted() { print("  \(key): \(file.metadata[key]!)") }
+            for key in file.metadata.keys.sorted() { print("  \(key): \(summary(of: file.metadata[key]!))") }
             let parameters = file.tensors.values.reduce(0) { $0 + $1.elementCount }
             print("tensors: \(file.tensors.count), parameters: \(parameters)")
             let model = try ModelRegistry.builtIn.load(file)
@@ -27,5 +28,15 @@ enum InspectCommand {
         } catch let error as RuntimeError {
             throw CLIError.failure(error.description)
         }
+    }
+
+    /// A metadata value for one line: a JSON array as its length and first items (the classifier's 1,000
+    /// labels), other long values cut.
+    static func summary(of value: String) -> String {
+        if value.hasPrefix("["), let data = value.data(using: .utf8),
+           let items = try? JSONSerialization.jsonObject(with: data) as? [String] {
+            return "\(items.count) items: " + items.prefix(3).map { "\"\($0)\"" }.joined(separator: ", ") + (items.count > 3 ? ", …" : "")
+        }
+        return value.count > 100 ? String(value.prefix(100)) + "… (\(value.count) characters)" : value
     }
 }

@@ -4,17 +4,19 @@ import SwiftsegRuntime
 
 /// Options shared by the subcommands that run the network: which weights, how many threads.
 enum ModelOptions {
-    static let specs = [
-        OptionSpec(names: ["--model"], valueName: "MODEL",
-                   help: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'),\nor a .safetensors file made by Tools/convert_onnx.py."),
+    static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'),\nor a .safetensors file made by Tools/convert_onnx.py.")
+
+    /// The shared options with `--model`'s help for this subcommand's kind of model.
+    static func specs(modelHelp: String) -> [OptionSpec] { [
+        OptionSpec(names: ["--model"], valueName: "MODEL", help: modelHelp),
         OptionSpec(names: ["--threads"], valueName: "N",
                    help: "Worker threads (default: all cores the process may use)."),
         OptionSpec(names: ["--exact"], valueName: nil,
                    help: "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."),
-    ]
+    ] }
 
-    static func source(_ args: ParsedArguments) -> ModelSource {
-        ModelSource(argument: args.value("--model") ?? "u2netp")
+    static func source(_ args: ParsedArguments, default name: String = "u2netp") -> ModelSource {
+        ModelSource(argument: args.value("--model") ?? name)
     }
 
     /// The convolution policy the flags ask for: `--exact` → GEMM, else the fastest per layer.
@@ -26,9 +28,9 @@ enum ModelOptions {
 
     /// Loads and checks the weights, building the network their file declares; errors come back as one line
     /// naming the file.
-    static func loadModel(_ args: ParsedArguments) throws -> any Network {
+    static func loadModel(_ args: ParsedArguments, default name: String = "u2netp") throws -> any Network {
         do {
-            return try source(args).load(options: .init(prepareFastKernels: policy(args) != .gemm))
+            return try source(args, default: name).load(options: .init(prepareFastKernels: policy(args) != .gemm))
         } catch let error as RuntimeError {
             throw CLIError.failure(error.description)
         }

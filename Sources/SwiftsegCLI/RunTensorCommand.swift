@@ -6,17 +6,19 @@ import SwiftsegRuntime
 enum RunTensorCommand {
     static let spec = CommandSpec(
         name: "run-tensor",
-        summary: "Run the raw network on an NCHW float32 .npy tensor and write d0 as .npy.",
+        summary: "Run the raw network on an NCHW float32 .npy tensor and write its output as .npy.",
         usage: "swiftseg run-tensor <input.npy> -o <output.npy> [--model <model>] [--threads <n>] [--policy <p>]",
         positionals: [("<input.npy>", "float32 array of shape N×3×H×W (any H, W), already normalised.")],
         options: [
-            OptionSpec(names: ["-o", "--output"], valueName: "PATH", help: "Where to write d0, float32 N×1×H×W."),
+            OptionSpec(names: ["-o", "--output"], valueName: "PATH",
+                       help: "Where to write the output, float32: U²-Net's d0, N×1×H×W;\na classifier's logits, N×1000×1×1."),
             OptionSpec(names: ["--policy"], valueName: "POLICY",
                        help: "Convolution kernels: auto (default: the fastest per layer), winograd, direct,\ngemm (= --exact), or reference (slow oracle)."),
-        ] + ModelOptions.specs,
+        ] + ModelOptions.specs(modelHelp: "u2netp (default), efficientnet-lite0 (both built in), u2net, or a\n.safetensors file."),
         discussion: """
-            d0 is the fused saliency map after the sigmoid (ONNX output 0). To compare with ONNX Runtime, feed the
-            same tensor to u2netp.onnx and diff the outputs.
+            For U²-Net, d0 is the fused saliency map after the sigmoid (ONNX output 0); for a classifier, the logits
+            before the softmax. To compare with ONNX Runtime, feed the same tensor to the ONNX model and diff the
+            outputs.
             """)
 
     static func run(_ args: ParsedArguments) throws {

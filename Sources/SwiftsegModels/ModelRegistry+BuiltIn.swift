@@ -7,5 +7,9 @@ extension ModelRegistry {
         .init(architecture: "u2net", summary: "U²-Net salient object detection (u2netp, u2net)") { file, options in
             try U2Net(weights: file, prepareFastKernels: options.prepareFastKernels)
         },
+        .init(architecture: "efficientnet-lite", summary: "EfficientNet-Lite ImageNet classifier (efficientnet-lite0)") {
+            file, options in
+            try EfficientNetLite(weights: file, prepareFastKernels: options.prepareFastKernels)
+        },
     ])
 }

@@ -16,6 +16,8 @@ import SwiftsegRuntime
 public enum ModelSource: Sendable, Equatable {
     /// The committed u2netp weights, embedded in the binary: always available.
     case u2netp
+    /// The committed EfficientNet-Lite0 ImageNet classifier, embedded in the binary: always available.
+    case efficientNetLite0
     /// A converted model looked up by name in ``searchDirectories`` (`NAME.safetensors`).
     case named(String)
     /// A safetensors file.
@@ -24,9 +26,10 @@ public enum ModelSource: Sendable, Equatable {
     /// Names `--model` takes besides the built-in ones and paths: models `Tools/fetch_weights.sh` converts.
     public static let fetchableNames = ["u2net"]
 
-    /// Parses a `--model` value: `u2netp`, `u2net`, or a path to a `.safetensors` file.
+    /// Parses a `--model` value: `u2netp`, `efficientnet-lite0`, `u2net`, or a path to a `.safetensors` file.
     public init(argument: String) {
         if argument == "u2netp" { self = .u2netp }
+        else if argument == "efficientnet-lite0" { self = .efficientNetLite0 }
         else if ModelSource.fetchableNames.contains(argument) { self = .named(argument) }
         else { self = .file(argument) }
     }
@@ -47,6 +50,8 @@ public enum ModelSource: Sendable, Equatable {
         switch self {
         case .u2netp:
             return try SafeTensorsFile.embeddedU2NetP()
+        case .efficientNetLite0:
+            return try SafeTensorsFile.embeddedEfficientNetLite0()
         case .named(let name):
             for dir in ModelSource.searchDirectories {
                 let path = "\(dir)/\(name).safetensors"
@@ -56,7 +61,7 @@ public enum ModelSource: Sendable, Equatable {
                 "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); fetch it with: Tools/fetch_weights.sh \(name)")
         case .file(let path):
             guard access(path, F_OK) == 0 else {
-                throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, or a .safetensors path)")
+                throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, efficientnet-lite0, or a .safetensors path)")
             }
             return try SafeTensorsFile(path: path)
         }
@@ -75,6 +80,23 @@ extension SafeTensorsFile {
         let base = swiftseg_embedded_u2netp(&size)!
         return try SafeTensorsFile(file: MappedFile(staticBytes: UnsafeRawBufferPointer(start: base, count: size)),
                                    name: "embedded u2netp weights")
+    }
+}
+
+extension SafeTensorsFile {
+    /// The EfficientNet-Lite0 weights linked into the binary from Weights/efficientnet-lite0.safetensors.
+    public static func embeddedEfficientNetLite0() throws -> SafeTensorsFile {
+        var size = 0
+        let base = swiftseg_embedded_efficientnet_lite0(&size)!
+        return try SafeTensorsFile(file: MappedFile(staticBytes: UnsafeRawBufferPointer(start: base, count: size)),
+                                   name: "embedded efficientnet-lite0 weights")
+    }
+}
+
+extension EfficientNetLite {
+    /// Loads and checks the model from `source`.
+    public convenience init(source: ModelSource, prepareFastKernels: Bool = true) throws {
+        try self.init(weights: source.open(), prepareFastKernels: prepareFastKernels)
     }
 }
 

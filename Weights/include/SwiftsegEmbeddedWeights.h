@@ -7,4 +7,7 @@
 /// executable like any other constant: no copy, nothing to find on disk at run time).
 const uint8_t *swiftseg_embedded_u2netp(size_t *size);
 
+/// The bundled efficientnet-lite0.safetensors (ImageNet classifier), likewise.
+const uint8_t *swiftseg_embedded_efficientnet_lite0(size_t *size);
+
 #endif
