@@ -75,21 +75,17 @@ struct InferOptions {
         OptionSpec(names: ["--png-compression"], valueName: "fast|0-9",
                    help: "PNG compression: fast (default: zlib run-length, level 1 for gray photos; ~1/6 of\nlevel 6's time, files about as small) or a zlib level, 0 stored … 9 smallest\n(6 = libpng's and Pillow's default)."),
         OptionSpec(names: ["--jpeg-quality"], valueName: "1-100", help: "JPEG quality (90)."),
-        OptionSpec(names: ["--ignore-orientation"], valueName: nil,
-                   help: "Keep the stored pixel order instead of turning photos upright by their EXIF tag."),
-        OptionSpec(names: ["--max-pixels"], valueName: "N",
-                   help: "Refuse images over N pixels before decoding them (100000000)."),
-        OptionSpec(names: ["--jobs"], valueName: "N",
-                   help: "Batch: photos decoded/encoded alongside the network (2)."),
+        BatchOptions.ignoreOrientation,
+        BatchOptions.maxPixels,
+        BatchOptions.jobs,
         OptionSpec(names: ["--concurrent"], valueName: "N",
                    help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), the\nthreads split between them (5 over 2: 3 and 2), each with its own activation memory\n(~110 MB for u2netp): on two cores 2 gives 10–20 % more photos/s than 1 (PERF.md)."),
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
-        OptionSpec(names: ["--shard"], valueName: "I/N",
-                   help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path."),
+        BatchOptions.shard,
         OptionSpec(names: ["--manifest"], valueName: "FILE",
                    help: "Batch: append one JSON line per photo (input, output, status, error,\ninstances, ms)."),
-        OptionSpec(names: ["--quiet"], valueName: nil, help: "Batch: no progress or per-photo lines; failures are still reported."),
+        BatchOptions.quiet,
     ]
 
     init(_ args: ParsedArguments) throws {
@@ -108,8 +104,7 @@ struct InferOptions {
         lifting.request.postProcess = args.has("--post-process")
         lifting.request.threshold = try Self.number(args, "--threshold", default: 0.5, in: 0.000001...1)
         lifting.request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
-        decoding.appliesOrientation = !args.has("--ignore-orientation")
-        decoding.maxPixels = try args.positiveInt("--max-pixels", default: decoding.maxPixels)
+        decoding = try BatchOptions.decoding(args)
         if let text = args.value("--png-compression") {
             guard let compression = PNGCompression(text) else {
                 throw CLIError.usage("--png-compression expects fast or a level 0…9, got '\(text)'")
@@ -123,7 +118,7 @@ struct InferOptions {
             }
             format = f
         }
-        jobs = try args.positiveInt("--jobs", default: 2)
+        jobs = try BatchOptions.jobs(args)
         concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
         if concurrent > threads {  // the lanes share --threads; each needs one
             throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
@@ -131,13 +126,7 @@ struct InferOptions {
         overwrite = args.has("--overwrite")
         manifestPath = args.value("--manifest")
         quiet = args.has("--quiet")
-        if let text = args.value("--shard") {
-            let parts = text.split(separator: "/").map { Int($0) }
-            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
-                throw CLIError.usage("--shard expects I/N with 0 ≤ I < N, e.g. 0/4, got '\(text)'")
-            }
-            shard = (i, n)
-        }
+        shard = try BatchOptions.shard(args)
 
         switch (args.value("--select"), args.value("--point")) {
         case (.some, .some): throw CLIError.usage("use --select or --point, not both")

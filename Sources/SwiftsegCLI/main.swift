@@ -4,6 +4,7 @@ import Swiftseg
 /// `swiftseg SUBCOMMAND …`: the subcommands, one file each.
 let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> Void)] = [
     (InferCommand.spec, InferCommand.run),
+    (ClassifyCommand.spec, ClassifyCommand.run),
     (RunTensorCommand.spec, RunTensorCommand.run),
     (InspectCommand.spec, InspectCommand.run),
 ]
@@ -11,7 +12,8 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> Void)] = [
 let version = "swiftseg 0.1.0"
 
 let overview = """
-    OVERVIEW: Lift the subject out of photos (U²-Net on the CPU, no ML runtime).
+    OVERVIEW: Lift the subject out of photos and name what is in them (U²-Net and EfficientNet-Lite on the
+    CPU, no ML runtime).
 
     USAGE: swiftseg <subcommand> [options]
 
@@ -26,6 +28,7 @@ let overview = """
       swiftseg infer photo.jpg                  # writes photo.cutout.png beside it
       swiftseg infer photo.jpg --mask -o m.png  # 8-bit soft mask
       swiftseg infer - -o - < in.jpg > out.png  # through a pipe
+      swiftseg classify photo.jpg --top 2       # (0.93) espresso …
 
     """
 

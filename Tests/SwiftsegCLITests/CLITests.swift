@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// Runs the built `swiftseg` binary as a user would.
-final class CLITests: XCTestCase {
+/// Runs the built `swiftseg` binary as a user would: what every CLI test case shares.
+class CLITestCase: XCTestCase {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures").path
     static let binary = Bundle.main.bundleURL.appendingPathComponent("swiftseg").path
@@ -19,7 +19,7 @@ final class CLITests: XCTestCase {
     struct Result { let status: Int32; let stdout: Data; let stderr: String }
 
     @discardableResult
-    func run(_ args: [String], stdin: Data? = nil, binary: String = CLITests.binary) throws -> Result {
+    func run(_ args: [String], stdin: Data? = nil, binary: String = CLITestCase.binary) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
@@ -56,6 +56,9 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.stdout.isEmpty, file: file, line: line)
     }
 
+}
+
+final class CLITests: CLITestCase {
     // MARK: help
 
     /// `infer --help` is pinned to Tests/Fixtures/cli/infer-help.txt: a change to the options shows up here

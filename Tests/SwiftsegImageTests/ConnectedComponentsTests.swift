@@ -87,3 +87,13 @@ final class ConnectedComponentsTests: XCTestCase {
         }
     }
 }
+
+final class CompositingTests: XCTestCase {
+    /// paste copies the picture at its offset, clipped to the canvas, on the background colour.
+    func testPasteClipsToTheCanvas() {
+        let picture = Image(width: 2, height: 2, channels: 1, pixels: [1, 2, 3, 4])
+        XCTAssertEqual(Compositing.paste(picture, width: 3, height: 3, x: 1, y: 0).pixels, [0, 1, 2, 0, 3, 4, 0, 0, 0])
+        XCTAssertEqual(Compositing.paste(picture, width: 2, height: 2, x: -1, y: 1, background: 9).pixels, [9, 9, 2, 9])
+        XCTAssertEqual(Compositing.paste(picture, width: 2, height: 2, x: 5, y: 5).pixels, [0, 0, 0, 0])
+    }
+}

@@ -17,8 +17,10 @@ import Synchronization
 public final class BatchRunner {
     public struct Item: Sendable {
         public let input: BatchInput
-        public let output: String
-        public init(input: BatchInput, output: String) { self.input = input; self.output = output }
+        /// Where `encode`'s bytes go; nil for work that writes no file (classification: its results are
+        /// reported, and nothing is skipped).
+        public let output: String?
+        public init(input: BatchInput, output: String?) { self.input = input; self.output = output }
     }
 
     public enum Status: Sendable, Equatable {
@@ -94,7 +96,7 @@ public final class BatchRunner {
         Thread.detachNewThread {
             for (i, item) in items.enumerated() {
                 decodeSlots.wait()
-                let skip = !overwrite && FileManager.default.fileExists(atPath: item.output)
+                let skip = !overwrite && item.output.map { FileManager.default.fileExists(atPath: $0) } == true
                 if skip { state.finishDecode(i, .skipped(start: DispatchTime.now().uptimeNanoseconds)); continue }
                 decodeWorkers.wait()
                 workers.async {
@@ -130,16 +132,21 @@ public final class BatchRunner {
                                                    milliseconds: BatchRunner.elapsed(start)), report)
                         continue
                     }
+                    guard let output = item.output else {  // nothing to write: reported as done
+                        state.report(Result(item: item, status: .ok, milliseconds: BatchRunner.elapsed(start), value: value),
+                                     report)
+                        continue
+                    }
                     encodeSlots.wait()
                     done.enter()
                     workers.async {
                         var status = Status.ok
                         do {
-                            try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: item.output).deletingLastPathComponent().path,
+                            try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: output).deletingLastPathComponent().path,
                                                                     withIntermediateDirectories: true)
-                            try AtomicFile.write(try encode(value), to: item.output)
+                            try AtomicFile.write(try encode(value), to: output)
                         } catch {
-                            status = .failed("\(item.output): \(error)")
+                            status = .failed("\(output): \(error)")
                         }
                         state.report(Result(item: item, status: status, milliseconds: BatchRunner.elapsed(start),
                                             value: status == .ok ? value : nil),
@@ -207,8 +214,8 @@ public final class BatchRunner {
 extension BatchRunner.Result {
     /// One JSON line for a `--manifest` file: input, output, status (ok, skipped, failed), error, ms, and the
     /// caller's `fields` (e.g. `instances`), keys sorted.
-    public func manifestLine(_ fields: [String: Int] = [:]) -> String {
-        var object: [String: Any] = ["input": item.input.path, "output": item.output,
+    public func manifestLine(_ fields: [String: Any] = [:]) -> String {
+        var object: [String: Any] = ["input": item.input.path, "output": item.output ?? NSNull(),
                                      "ms": (milliseconds * 10).rounded() / 10]
         for (key, value) in fields { object[key] = value }
         switch status {

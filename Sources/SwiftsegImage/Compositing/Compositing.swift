@@ -66,3 +66,23 @@ extension Compositing {
         return Image(width: fg.width, height: fg.height, channels: 3, pixels: out)
     }
 }
+
+extension Compositing {
+    /// `image` copied onto a `width × height` canvas of `background` with its top-left corner at (`x`, `y`),
+    /// clipped to the canvas; the canvas has `image`'s channels.
+    ///
+    /// ```swift
+    /// let letterboxed = Compositing.paste(scaled, width: 224, height: 224, x: 0, y: 37)   // black bars
+    /// ```
+    public static func paste(_ image: Image, width: Int, height: Int, x: Int, y: Int, background: UInt8 = 0) -> Image {
+        let c = image.channels
+        var out = [UInt8](repeating: background, count: width * height * c)
+        let x0 = max(x, 0), x1 = min(x + image.width, width)
+        guard x1 > x0 else { return Image(width: width, height: height, channels: c, pixels: out) }
+        for row in max(y, 0)..<min(y + image.height, height) {
+            let src = ((row - y) * image.width + (x0 - x)) * c, dst = (row * width + x0) * c
+            out.replaceSubrange(dst..<(dst + (x1 - x0) * c), with: image.pixels[src..<(src + (x1 - x0) * c)])
+        }
+        return Image(width: width, height: height, channels: c, pixels: out)
+    }
+}

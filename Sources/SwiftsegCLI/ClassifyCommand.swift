@@ -1,0 +1,154 @@
+import Dispatch
+import Foundation
+import Swiftseg
+import SwiftsegModels
+import SwiftsegRuntime
+
+/// `swiftseg classify`: the most likely ImageNet classes of photos, as Vision's `VNCoreMLRequest` with an image
+/// classifier gives them. One photo prints its labels; several photos or folders run as a batch.
+enum ClassifyCommand {
+    static let spec = CommandSpec(
+        name: "classify",
+        summary: "Name what is in photos: the top ImageNet classes with their confidence.",
+        usage: "swiftseg classify <input>… [--top <k>] [--crop-and-scale <mode>] [--json] [--model <model>] [--threads <n>] […]",
+        positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
+        options: [
+            OptionSpec(names: ["--top"], valueName: "K", help: "How many classes to print, most likely first (5)."),
+            OptionSpec(names: ["--crop-and-scale"], valueName: "MODE",
+                       help: "How the photo becomes the network's square input: centerCrop (default: the\ncentral square), scaleFit (the whole photo on black bars) or scaleFill (stretched)."),
+            OptionSpec(names: ["--json"], valueName: nil,
+                       help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, model, cropAndScale, classifications (identifier, confidence, classIndex),\ntimingsMs."),
+            BatchOptions.ignoreOrientation,
+            BatchOptions.maxPixels,
+            BatchOptions.jobs,
+            BatchOptions.shard,
+            OptionSpec(names: ["--manifest"], valueName: "FILE",
+                       help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
+            BatchOptions.quiet,
+        ] + ModelOptions.specs(modelHelp: "efficientnet-lite0 (default, built in) or a .safetensors classifier."),
+        discussion: """
+            The photo is turned upright by its EXIF orientation, fitted to the network's 224×224 input by
+            --crop-and-scale with a Lanczos resampler, normalised as the model's file says ((v − 127) / 128 for
+            EfficientNet-Lite0) and classified; confidences are softmax probabilities. Labels are ImageNet's
+            synset words, as Core ML's ImageNet models report them ("cliff, drop, drop-off").
+
+            Several inputs or a folder run as a batch: one block of lines (or one JSON line) per photo as it
+            finishes; a bad photo is reported and skipped, and the exit status is 1 if any failed.
+
+            EXAMPLES:
+              swiftseg classify photo.jpg
+              swiftseg classify photo.jpg --top 2 --json
+              swiftseg classify ~/Pictures --json --quiet > labels.jsonl
+              swiftseg classify /data/photos --shard 3/16 --manifest labels.jsonl --quiet
+            """)
+
+    struct Options {
+        var inputs: [String]
+        var isBatch: Bool
+        var request = ClassifyImageRequest()
+        var json: Bool
+        var decoding: DecodingOptions
+        var jobs: Int
+        var shard: (index: Int, count: Int)?
+        var manifestPath: String?
+        var quiet: Bool
+
+        init(_ args: ParsedArguments) throws {
+            guard !args.positionals.isEmpty else {
+                throw CLIError.usage("classify needs an input image (see 'swiftseg classify --help')")
+            }
+            inputs = args.positionals
+            var isDirectory: ObjCBool = false
+            isBatch = inputs.count > 1
+                || (FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue)
+            if isBatch && inputs.contains("-") {
+                throw CLIError.usage("- (standard input) is for one photo; give files or folders for a batch")
+            }
+            request.maximumResults = try args.positiveInt("--top", default: 5)
+            if let mode = args.value("--crop-and-scale") {
+                guard let m = ClassifyImageRequest.CropAndScale(rawValue: mode) else {
+                    throw CLIError.usage("--crop-and-scale must be one of \(ClassifyImageRequest.CropAndScale.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
+                }
+                request.cropAndScale = m
+            }
+            json = args.has("--json")
+            decoding = try BatchOptions.decoding(args)
+            jobs = try BatchOptions.jobs(args)
+            shard = try BatchOptions.shard(args)
+            manifestPath = args.value("--manifest")
+            quiet = args.has("--quiet")
+        }
+    }
+
+    static func run(_ args: ParsedArguments) throws {
+        let options = try Options(args)
+        let model = try ModelOptions.loadModel(args, default: "efficientnet-lite0")
+        var configuration = Classifier.Configuration()
+        configuration.threads = try ModelOptions.threads(args)
+        configuration.kernelPolicy = ModelOptions.policy(args)
+        do {
+            try Classifier.checkIsClassifier(model)
+            let classifier = Classifier(model: model, configuration: configuration)
+            if options.isBatch {
+                try runBatch(options, classifier: classifier)
+            } else {
+                try runSingle(options, classifier: classifier)
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure(SwiftsegError(error).message)
+        }
+    }
+
+    static func runSingle(_ options: Options, classifier: Classifier) throws {
+        let input = options.inputs[0]
+        let start = DispatchTime.now().uptimeNanoseconds
+        let photo = try InferCommand.readImage(input, options: options.decoding)
+        let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        let result = classifier.classify(photo, request: options.request)
+        print(try text(result, input: input == "-" ? nil : input, options: options, model: classifier.model.name,
+                       decodeMs: decodeMs, header: false), terminator: "")
+    }
+
+    /// One photo's output: `(0.93) espresso` lines (under the file's name in a batch), or its JSON object.
+    static func text(_ result: ClassificationResult, input: String?, options: Options, model: String,
+                     decodeMs: Double? = nil, header: Bool) throws -> String {
+        if options.json {
+            let report = result.report(input: input, model: model,
+                                       cropAndScale: options.request.cropAndScale, decodeMs: decodeMs)
+            return String(decoding: try report.jsonData(pretty: !options.isBatch), as: UTF8.self)
+        }
+        let lines = result.observations.map { (header ? "  " : "") + String(format: "(%.2f) ", $0.confidence) + $0.identifier }
+        return ((header ? ["\(input ?? "standard input"):"] : []) + lines).joined(separator: "\n") + "\n"
+    }
+
+    static func runBatch(_ options: Options, classifier: Classifier) throws {
+        ProcessMemory.returnLargeBlocksToSystem()
+        var inputs = try BatchInputs.collect(options.inputs)
+        if let shard = options.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
+        let items = inputs.map { BatchRunner.Item(input: $0, output: nil) }  // results go to standard output
+        let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
+        let progress = BatchProgress<ClassificationResult>(total: items.count, quiet: options.quiet) { result in
+            let top = result.value?.observations.first
+            return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
+        }
+        let request = options.request, model = classifier.model.name
+        BatchRunner(jobs: options.jobs, lanes: 1, decoding: options.decoding).run(
+            items,
+            process: { photo, _ in classifier.classify(photo, request: request) },
+            encode: { _ in [] },
+            report: { result in
+                let top = result.value?.observations.first
+                manifest?.append(result.manifestLine(["identifier": top?.identifier ?? NSNull(),
+                                                      "confidence": top?.confidence ?? NSNull()]))
+                if let value = result.value,
+                   let out = try? text(value, input: result.item.input.path, options: options, model: model, header: true) {
+                    FileHandle.standardOutput.write(Data(out.utf8))
+                }
+                progress.record(result)
+            })
+        progress.finish()
+        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(items.count) photos failed") }
+    }
+}
