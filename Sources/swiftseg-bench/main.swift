@@ -3,20 +3,22 @@ import Swiftseg
 import SwiftsegModels
 import SwiftsegRuntime
 
-// swiftseg-bench: times the U²-Net forward pass (warm-up, repeats, medians), llama-bench style.
+// swiftseg-bench: times a network's forward pass (warm-up, repeats, medians), llama-bench style.
 //
 //   swift run -c release swiftseg-bench --model u2netp --size 320 --threads 2 --iterations 10 [--json]
 //   swift run -c release swiftseg-bench --threads 1,2 --size 320,512      # sweeps: every combination
 
 let help = """
-    OVERVIEW: Benchmark the U²-Net forward pass (no timing assertions; numbers for PERF.md).
+    OVERVIEW: Benchmark a network's forward pass (no timing assertions; numbers for PERF.md).
 
     USAGE: swiftseg-bench [--model M[,M…]] [--size S[,S…]] [--threads N[,N…]] [--iterations I] [--warmup W]
                           [--policy auto|gemm|winograd|direct|reference] [--isa baseline|avx2|avx512[,…]] [--json]
 
     OPTIONS:
-      --model         u2netp (default), u2net, or a .safetensors path; a comma list sweeps.
-      --size          Square input side in pixels (default 320); a comma list sweeps.
+      --model         u2netp (default), u2net, efficientnet-lite0, or a .safetensors path; a comma list
+                      sweeps.
+      --size          Square input side in pixels (default: the model's, 320 for U²-Net, 224 for
+                      EfficientNet-Lite0); a comma list sweeps.
       --threads       Worker threads (default: all cores); a comma list sweeps.
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
@@ -172,16 +174,17 @@ if !options.json {
 
 var stageTables: [String] = []
 for modelName in options.models {
-    let model: U2Net
+    let model: any Network
     let winograd = [.auto, .winograd].contains(options.policy)  // the exact paths never read the transformed weights
-    do { model = try U2Net(source: ModelSource(argument: modelName), prepareFastKernels: winograd) } catch { die("\(error)") }
-    for size in options.sizes {
+    do { model = try ModelSource(argument: modelName).load(options: .init(prepareFastKernels: winograd)) } catch { die("\(error)") }
+    for size in options.sizesGiven ? options.sizes : [model.preprocessing.inputSize] {
         for threads in options.threads { for isa in options.isas {
             let context = ExecutionContext(threads: threads, policy: options.policy)
             context.isa = isa
             let input = Tensor(channels: 3, height: size, width: size)
             for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 }
-            let output = Tensor(channels: 1, height: size, width: size)
+            let shape = model.outputShape(height: size, width: size)
+            let output = Tensor(channels: shape.channels, height: shape.height, width: shape.width)
             for _ in 0..<options.warmup { model.forward(input.view, into: output.view, context: context) }
             var samples: [Double] = []
             var stageSamples: [String: [Double]] = [:]
@@ -212,7 +215,7 @@ for modelName in options.models {
             let opTimes = opOrder.map { ($0, median(opSamples[$0]!)) }.sorted { $0.1 > $1.1 }
             if options.json {
                 let object: [String: Any] = [
-                    "model": model.configuration.variant, "size": size, "threads": threads,
+                    "model": model.name, "size": size, "threads": threads,
                     "iterations": options.iterations, "warmup": options.warmup, "policy": options.policy.rawValue,
                     "isa": isa.rawValue,
                     "median_ms": med, "min_ms": best, "gflops": gflops, "gflop_per_image": flops / 1e9,
@@ -223,9 +226,9 @@ for modelName in options.models {
                 let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
-                print(String(format: "| %@ | %d | %d | %@ | %.1f | %.1f | %.1f | %.0f | %.0f |", model.configuration.variant,
+                print(String(format: "| %@ | %d | %d | %@ | %.1f | %.1f | %.1f | %.0f | %.0f |", model.name,
                              size, threads, isa.rawValue, med, best, gflops, Double(context.reservedBytes) / 1e6, rss))
-                var table = "\(model.configuration.variant) @\(size), \(threads) thread(s), \(isa.rawValue): median ms per stage\n"
+                var table = "\(model.name) @\(size), \(threads) thread(s), \(isa.rawValue): median ms per stage\n"
                 for (name, ms) in stages {
                     table += "  " + name.padding(toLength: 12, withPad: " ", startingAt: 0) + String(format: "%8.2f\n", ms)
                 }

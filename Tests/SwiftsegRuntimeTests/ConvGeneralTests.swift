@@ -91,6 +91,41 @@ final class ConvGeneralTests: XCTestCase {
     }
 }
 
+extension ConvGeneralTests {
+    /// The SIMD depthwise kernel (stride 1 and 2, 3×3 and 5×5, TF "SAME" and explicit padding, odd and even
+    /// sizes down to 1×1, every epilogue) against the reference, in each kernel build, one and two threads.
+    func testDepthwiseKernelMatchesReference() {
+        var rng = SplitMix64(seed: 31)
+        for trial in 0..<48 {
+            let channels = [1, 3, 16, 17][trial % 4], k = trial % 3 == 0 ? 5 : 3, stride = 1 + trial % 2
+            let h = rng.nextInt(1...37), w = rng.nextInt(1...41)
+            let padding: Conv2D.Padding = trial % 5 == 0 ? .symmetric(k / 2) : trial % 5 == 1 ? .explicit(top: 0, left: 2, bottom: 1, right: 0) : .same
+            let weight = randomTensor(channels: channels, height: 1, width: k * k, seed: UInt64(800 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: channels, seed: UInt64(900 + trial))
+            let conv = Conv2D(outChannels: channels, inChannels: channels, kernelSize: k, stride: stride, padding: padding,
+                              groups: channels, weight: weight.data, bias: bias.data)
+            guard channels > 1 else { XCTAssertFalse(conv.isDepthwise); continue }  // one group of one: an ordinary conv
+            XCTAssertTrue(conv.supportsDepthwiseKernel)
+            let size = conv.outputSize(height: h, width: w)
+            guard size.height >= 1 && size.width >= 1 else { continue }
+            let x = randomTensor(channels: channels, height: h, width: w, seed: UInt64(trial))
+            let residual = randomTensor(channels: channels, height: size.height, width: size.width, seed: UInt64(1100 + trial))
+            let epilogues: [Epilogue] = [.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)]
+            let epilogue = epilogues[trial % epilogues.count]
+            let expected = Tensor(channels: channels, height: size.height, width: size.width)
+            conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let out = Tensor(channels: channels, height: size.height, width: size.width)
+                    conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(k),
+                                             "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w), \(epilogue), \(threads) threads, \(isa)")
+                }
+            }
+        }
+    }
+}
+
 /// The classifier's last ops against ONNX Runtime and their references.
 final class ClassifierOpsTests: XCTestCase {
     /// A flat fixture tensor as an N×1×1 map, the classifier's vector layout.

@@ -2,9 +2,11 @@ import SwiftsegKernels
 
 /// Depthwise convolution (`groups` = input = output channels): each channel convolved with its own k×k filter,
 /// as in MobileNet's and EfficientNet's inverted residual blocks. im2col would copy each input k² times to
-/// multiply by a single row, so this kernel accumulates the k² taps straight into each output row instead:
-/// at stride 1 every tap is one `axpy` over a shifted input row; at larger strides a gathered one. Exact like
-/// the GEMM path (each product formed as in the reference, summed in float).
+/// multiply by a single row, so it has kernels of its own. At stride 1 or 2 and dilation 1 (every depthwise
+/// layer of those networks) the SIMD kernel of the context's build runs (SwiftsegKernels/
+/// DepthwiseConvKernels.swift: each output vector's k² taps in a register, epilogue fused); otherwise a
+/// portable one that accumulates each tap into the output row with `axpy`. Both are exact to float rounding
+/// (each product formed as in the reference, summed in float).
 extension Conv2D {
     /// Runs a depthwise conv, channels spread over the workers.
     ///
@@ -17,12 +19,44 @@ extension Conv2D {
                                  context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         precondition(isDepthwise, "depthwiseForward runs depthwise convs only (groups = channels)")
+        if supportsDepthwiseKernel {
+            let scratch = context.scratch(floats: Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride,
+                                                                                  outWidth: output.width))
+            let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
+            parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
+                        DepthwiseKernelChannels(conv: self, input: input, output: output, epilogue: epilogue.kernel,
+                                                perTask: perTask, kernels: context.kernels, scratch: scratch))
+            return
+        }
         let scratch = stride == 1 ? [] : context.scratch(floats: output.width)
         // About four tasks per worker: channels differ little in cost.
         let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
         parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
                     DepthwiseChannels(conv: self, input: input, output: output, epilogue: epilogue, perTask: perTask,
                                       scratch: scratch))
+    }
+
+    /// Whether the SIMD depthwise kernel runs this layer: stride 1 or 2, dilation 1.
+    public var supportsDepthwiseKernel: Bool { isDepthwise && dilation == 1 && (stride == 1 || stride == 2) }
+
+    /// One task per block of channels, through the SIMD kernel.
+    struct DepthwiseKernelChannels: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let epilogue: KernelEpilogue
+        let perTask: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            let k = conv.kernelSize, pad = conv.resolvedPadding(height: input.height, width: input.width)
+            let c0 = task * perTask, c1 = min(conv.outChannels, c0 + perTask)
+            for c in c0..<c1 {
+                kernels.depthwiseRows(input.plane(c), input.height, input.width, conv.weight + c * k * k, conv.bias[c], k,
+                                      conv.stride, pad.top, pad.left, output.plane(c), output.height, output.width,
+                                      0, output.height, epilogue.advanced(by: c * output.planeSize), scratch[worker])
+            }
+        }
     }
 
     /// One task per block of channels, each output row accumulated tap by tap, then its epilogue.

@@ -65,6 +65,14 @@ struct Kernels: Sendable {
                                           _ output: UnsafeMutablePointer<Float>, _ epilogue: KernelEpilogue,
                                           _ scratch: UnsafeMutablePointer<Float>) -> Void
 
+    /// Output rows of one channel of a depthwise conv (DepthwiseConvKernels.channelRows).
+    typealias DepthwiseRows = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
+                                         _ weight: UnsafePointer<Float>, _ bias: Float, _ kernelSize: Int,
+                                         _ stride: Int, _ padTop: Int, _ padLeft: Int,
+                                         _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
+                                         _ firstRow: Int, _ endRow: Int, _ epilogue: KernelEpilogue,
+                                         _ scratch: UnsafeMutablePointer<Float>) -> Void
+
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
@@ -82,6 +90,8 @@ struct Kernels: Sendable {
     let winogradRowBlock: Int
     /// The direct 3×3 conv for layers with few input or output channels.
     let directConvRows: DirectConvRows
+    /// The depthwise conv (stride 1 or 2), one channel at a time.
+    let depthwiseRows: DepthwiseRows
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
@@ -97,6 +107,7 @@ struct Kernels: Sendable {
         winogradGEMM: nil,
         winogradRowBlock: 1,
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
+        depthwiseRows: SwiftsegKernels.DepthwiseConvKernels.channelRows,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
@@ -109,6 +120,7 @@ struct Kernels: Sendable {
         winogradGEMM: SwiftsegKernelsAVX2.WinogradKernels.gemm,
         winogradRowBlock: SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
+        depthwiseRows: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelRows,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
@@ -121,6 +133,7 @@ struct Kernels: Sendable {
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
         winogradRowBlock: SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
+        depthwiseRows: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelRows,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
@@ -153,6 +166,11 @@ struct Kernels: Sendable {
     /// Scratch the direct conv needs per worker; the same in every build.
     static func directConvScratchFloats(inChannels: Int, width: Int) -> Int {
         SwiftsegKernels.DirectConvKernels.scratchFloats(inChannels: inChannels, width: width)
+    }
+
+    /// Scratch the depthwise kernel needs per worker; the same in every build.
+    static func depthwiseScratchFloats(kernelSize: Int, stride: Int, outWidth: Int) -> Int {
+        SwiftsegKernels.DepthwiseConvKernels.scratchFloats(kernelSize: kernelSize, stride: stride, outWidth: outWidth)
     }
 
     /// Scratch either Winograd transform needs for `tiles` tiles; the same in every build (same source).

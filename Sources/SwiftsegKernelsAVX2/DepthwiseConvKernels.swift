@@ -1,0 +1,1 @@
+../SwiftsegKernels/DepthwiseConvKernels.swift
