@@ -39,7 +39,7 @@ def time_and_report(args, run, runtime):
         t0 = time.perf_counter()
         run()
         samples.append((time.perf_counter() - t0) * 1e3)
-    variant = "u2netp" if "u2netp" in os.path.basename(args.onnx) else "u2net"
+    variant = os.path.splitext(os.path.basename(args.onnx))[0]  # u2netp, u2net, efficientnet-lite0
     result = {"model": variant, "size": args.size, "threads": args.threads, "iterations": args.iterations,
               "median_ms": statistics.median(samples), "min_ms": min(samples), "samples_ms": samples,
               "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "runtime": runtime}

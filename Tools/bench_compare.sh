@@ -4,14 +4,16 @@
 # times, each runtime once per round) so load from other users of a shared machine hits all alike; prints the
 # medians and the ratio of swiftseg's median to each peer's.
 #
-#   Tools/bench_compare.sh [--model u2netp|u2net] [--size 320] [--threads 1,2] [--rounds 3] [--iterations 10]
+#   Tools/bench_compare.sh [--model u2netp|u2net|efficientnet-lite0] [--size S] [--threads 1,2] [--rounds 3] [--iterations 10]
 #                          [--peers ort,mnn,ncnn] [--openvino]
 #
-# Needs the model's ONNX file next to its safetensors (Tools/fetch_weights.sh MODEL --keep-onnx). MNN (3.6.1),
+# Needs the model's ONNX file next to its safetensors (Tools/fetch_weights.sh MODEL --keep-onnx; for
+# efficientnet-lite0, Tools/export_efficientnet_lite_onnx.py). The size defaults to the model's (224 for
+# EfficientNet-Lite0, 320 for U²-Net). MNN (3.6.1),
 # ncnn and pnnx (its converter, without torch) are installed into the Tools venv on first use; the ONNX file is
 # converted once for each (NAME.mnn, NAME.ncnn.param/.bin beside it). --openvino needs `pip install openvino`.
 set -euo pipefail
-model=u2netp; sizes=320; threads_list=2; rounds=3; iterations=10; peers=ort,mnn,ncnn
+model=u2netp; sizes=""; threads_list=2; rounds=3; iterations=10; peers=ort,mnn,ncnn
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model="$2"; shift 2 ;;
@@ -21,10 +23,11 @@ while [ $# -gt 0 ]; do
     --iterations) iterations="$2"; shift 2 ;;
     --peers) peers="$2"; shift 2 ;;
     --openvino) peers="$peers,openvino"; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_compare: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+[ -n "$sizes" ] || case "$model" in efficientnet*) sizes=224 ;; *) sizes=320 ;; esac
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 cd "$TOOLS_DIR/.."
 for peer in ${peers//,/ }; do

@@ -20,7 +20,7 @@ import tempfile
 from bench_common import bench_input, parse_args, time_and_report
 
 
-def converted(onnx_path):
+def converted(onnx_path, size):
     stem = os.path.splitext(onnx_path)[0]
     param, weights = stem + ".ncnn.param", stem + ".ncnn.bin"
     if os.path.exists(param) and os.path.getmtime(param) >= os.path.getmtime(onnx_path):
@@ -30,7 +30,7 @@ def converted(onnx_path):
     with tempfile.TemporaryDirectory() as tmp:
         local = os.path.join(tmp, "model.onnx")
         shutil.copy(onnx_path, local)
-        subprocess.run([binary, local, "inputshape=[1,3,320,320]", "fp16=0"], cwd=tmp, check=True,
+        subprocess.run([binary, local, f"inputshape=[1,3,{size},{size}]", "fp16=0"], cwd=tmp, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         shutil.move(os.path.join(tmp, "model.ncnn.bin"), weights)
         shutil.move(os.path.join(tmp, "model.ncnn.param"), param)
@@ -40,7 +40,7 @@ def converted(onnx_path):
 def main():
     a = parse_args(__doc__.splitlines()[0])
     import ncnn
-    param, weights = converted(a.onnx)
+    param, weights = converted(a.onnx, a.size)
     net = ncnn.Net()
     net.opt.num_threads = a.threads
     net.opt.use_packing_layout = True
