@@ -35,6 +35,15 @@ final class ReadmeExamplesTests: XCTestCase {
         XCTAssertTrue(d0.values.allSatisfy { (0...1).contains($0) })
     }
 
+    func testClassification() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/coffee.png"))
+        let classifier = try Classifier()
+        let results = ClassifyImageRequest(cropAndScale: .centerCrop, maximumResults: 2).perform(on: photo, using: classifier)
+        var lines: [String] = []
+        for c in results { lines.append(String(format: "(%.2f) %@", c.confidence, c.identifier)) }
+        XCTAssertEqual(lines, ["(0.93) espresso", "(0.02) cup"])
+    }
+
     func testSubjectLifting() throws {
         let segmenter = try Segmenter()
         let photo = try Image(contentsOfFile: Fixtures.path("photos/coins.png"))
