@@ -20,8 +20,6 @@ public struct EfficientNetLiteConfiguration: Sendable, Equatable {
         public let index, kernelSize, stride, expansion, inChannels, outChannels: Int
         /// Channels after the 1×1 expansion (= `inChannels` when the block has none).
         public var expandedChannels: Int { inChannels * expansion }
-        /// The input is added back (a linear bottleneck with a skip) when the block keeps the shape.
-        public var hasResidual: Bool { stride == 1 && inChannels == outChannels }
         public var description: String {
             "block \(index): \(kernelSize)×\(kernelSize), stride \(stride), ×\(expansion), \(inChannels) → \(outChannels)"
         }

@@ -1,0 +1,136 @@
+import SwiftsegRuntime
+
+/// The mobile inverted bottleneck (Sandler et al. 2018, "MobileNetV2: Inverted Residuals and Linear
+/// Bottlenecks"; EfficientNet's MBConv without squeeze-and-excitation): a 1×1 expansion + ReLU6 (absent when
+/// the expansion is 1), a depthwise k×k conv + ReLU6 carrying the block's stride, a 1×1 linear projection, and
+/// the input added back when the block keeps the shape. BatchNorm is folded into each conv. MobileNetV2 and
+/// EfficientNet-Lite build it from their own key mappings.
+public struct InvertedBottleneck: Sendable {
+    /// The 1×1 expansion, nil when the expansion is 1.
+    public let expand: Conv2D?
+    /// The depthwise k×k conv (the block's stride and padding).
+    public let depthwise: Conv2D
+    /// The 1×1 linear projection.
+    public let project: Conv2D
+
+    public init(expand: Conv2D?, depthwise: Conv2D, project: Conv2D) {
+        precondition(depthwise.isDepthwise && depthwise.inChannels == (expand?.outChannels ?? depthwise.inChannels)
+                     && project.inChannels == depthwise.outChannels, "an inverted bottleneck's convs must chain")
+        self.expand = expand
+        self.depthwise = depthwise
+        self.project = project
+    }
+
+    public var inChannels: Int { expand?.inChannels ?? depthwise.inChannels }
+    public var outChannels: Int { project.outChannels }
+    /// Channels of the expanded maps.
+    public var expandedChannels: Int { depthwise.inChannels }
+    /// The input is added back (a linear bottleneck with a skip) when the block keeps the shape.
+    public var hasResidual: Bool { depthwise.stride == 1 && inChannels == outChannels }
+
+    /// Output height and width for an input of this size.
+    public func outputSize(height: Int, width: Int) -> (height: Int, width: Int) {
+        depthwise.outputSize(height: height, width: width)
+    }
+
+    /// `x` → `out` (`expanded` and `filtered` are scratch of the expanded width at the input's and the output's
+    /// size; `out` must not share memory with `x`).
+    func callAsFunction(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
+                        context: ExecutionContext) {
+        var h = x
+        if let expand {
+            expand.forward(x, into: expanded, epilogue: .relu6, context: context)
+            h = expanded
+        }
+        depthwise.forward(h, into: filtered, epilogue: .relu6, context: context)
+        project.forward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none, context: context)
+    }
+
+    public func macs(height: Int, width: Int) -> Int {
+        let out = outputSize(height: height, width: width)
+        return (expand?.macs(height: height, width: width) ?? 0) + depthwise.macs(height: height, width: width)
+            + project.macs(height: out.height, width: out.width)
+    }
+}
+
+/// The classifier both MobileNetV2 and EfficientNet-Lite are: a stem conv + ReLU6, inverted bottlenecks, a 1×1
+/// head + ReLU6, global average pooling and a fully connected layer to the logits. The networks differ in their
+/// block tables, kernel sizes, padding and weight names, not in how a pass runs, so the pass is written once.
+public struct InvertedBottleneckClassifier: Sendable {
+    public let stem: Conv2D
+    public let blocks: [InvertedBottleneck]
+    public let head: Conv2D
+    public let fc: Linear
+
+    public init(stem: Conv2D, blocks: [InvertedBottleneck], head: Conv2D, fc: Linear) {
+        self.stem = stem
+        self.blocks = blocks
+        self.head = head
+        self.fc = fc
+    }
+
+    /// Runs the network on a normalised 3×H×W image and writes the logits into `output`. Activations ping-pong
+    /// between two buffers of the largest block input or output, and every block's expanded maps share two more,
+    /// all from the arena: after the first pass at a size, a pass allocates nothing.
+    func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
+        precondition(input.channels == 3, "the classifier takes 3 channels, got \(input.channels)")
+        precondition(output.count == fc.outFeatures, "logits are \(fc.outFeatures) floats, got \(output.count)")
+        let arena = context.arena
+        arena.reset()
+        let plan = Plan(self, height: input.height, width: input.width)
+        let even = arena.allocate(floats: plan.largestIO), odd = arena.allocate(floats: plan.largestIO)  // not an array: no allocation
+        let expanded = arena.allocate(floats: plan.largestExpanded), filtered = arena.allocate(floats: plan.largestFiltered)
+        var (h, w) = stem.outputSize(height: input.height, width: input.width)
+        var x = TensorView(channels: stem.outChannels, height: h, width: w, data: even)
+        context.time("stem") { stem.forward(input, into: x, epilogue: .relu6, context: context) }
+        for (i, block) in blocks.enumerated() {
+            let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
+            let y = TensorView(channels: block.outChannels, height: oh, width: ow, data: i % 2 == 0 ? odd : even)
+            context.time(InvertedBottleneckClassifier.blockNames[min(i, InvertedBottleneckClassifier.blockNames.count - 1)]) {
+                block(x, into: y,
+                      expanded: TensorView(channels: mid, height: h, width: w, data: expanded),
+                      filtered: TensorView(channels: mid, height: oh, width: ow, data: filtered), context: context)
+            }
+            (x, h, w) = (y, oh, ow)
+        }
+        let headMap = TensorView(channels: head.outChannels, height: h, width: w, data: expanded)
+        let pooled = TensorView(channels: head.outChannels, height: 1, width: 1, data: filtered)
+        context.time("head") {
+            head.forward(x, into: headMap, epilogue: .relu6, context: context)
+            GlobalAveragePool.forward(headMap, into: pooled)
+            fc.forward(pooled, into: output, epilogue: .none)
+        }
+        arena.reset()
+    }
+
+    /// Profile labels, so a pass builds no strings.
+    static let blockNames = (0..<64).map { "block\($0)" }
+
+    /// The largest buffers a pass needs, walked through the network's shapes.
+    struct Plan {
+        var largestIO = 0, largestExpanded = 0, largestFiltered = 0
+        init(_ net: InvertedBottleneckClassifier, height: Int, width: Int) {
+            var (h, w) = net.stem.outputSize(height: height, width: width)
+            largestIO = net.stem.outChannels * h * w
+            for block in net.blocks {
+                let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
+                largestIO = max(largestIO, block.outChannels * oh * ow)
+                largestExpanded = max(largestExpanded, mid * h * w)
+                largestFiltered = max(largestFiltered, mid * oh * ow)
+                (h, w) = (oh, ow)
+            }
+            largestExpanded = max(largestExpanded, net.head.outChannels * h * w)
+            largestFiltered = max(largestFiltered, net.head.outChannels)
+        }
+    }
+
+    func convMACs(height: Int, width: Int) -> Int {
+        var total = stem.macs(height: height, width: width)
+        var (h, w) = stem.outputSize(height: height, width: width)
+        for block in blocks {
+            total += block.macs(height: h, width: w)
+            (h, w) = block.outputSize(height: h, width: w)
+        }
+        return total + head.macs(height: h, width: w) + fc.macs
+    }
+}
