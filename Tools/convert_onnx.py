@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx) to a self-describing safetensors file.
+"""Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx), or a torchvision-style MobileNetV2 export,
+to a self-describing safetensors file.
 
     python3 Tools/convert_onnx.py u2netp.onnx -o Weights/u2netp.safetensors [--source "pkg==ver:member"]
+    python3 Tools/convert_onnx.py mobilenet_v2.onnx -o mobilenetv2.safetensors [--labels labels.json]
+        [--input-size 224] [--mean 123.675,116.28,103.53] [--std 58.395,57.12,57.375]
+
+MobileNetV2 (detected by its Gemm, GlobalAveragePool and Clip nodes) is handled by Tools/mobilenet_v2_onnx.py;
+its normalisation is on 0…255 values, (v − mean) / std, torchvision's ImageNet statistics by default. For U²-Net:
 
 What it does, and refuses:
 - walks the graph's Conv nodes in order and names their (BatchNorm-folded) weights after the original PyTorch
@@ -119,13 +125,30 @@ def write_safetensors(path, tensors, metadata):
             f.write(np.ascontiguousarray(array).tobytes())
 
 
+def triple(text):
+    values = [float(v) for v in text.split(",")]
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError("three comma-separated numbers")
+    return values
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("onnx", help="u2net.onnx or u2netp.onnx")
+    parser.add_argument("onnx", help="u2net.onnx, u2netp.onnx, or a MobileNetV2 export")
     parser.add_argument("-o", "--output", required=True, help="output .safetensors path")
     parser.add_argument("--source", help="provenance string stored in the metadata (default: the input path)")
+    parser.add_argument("--input-size", type=int, default=224, help="MobileNetV2: the input side (224)")
+    parser.add_argument("--mean", type=triple, default=[123.675, 116.28, 103.53], help="MobileNetV2: per-channel mean, 0…255")
+    parser.add_argument("--std", type=triple, default=[58.395, 57.12, 57.375], help="MobileNetV2: per-channel std, 0…255")
+    parser.add_argument("--labels", help="MobileNetV2: class names, a JSON list or {\"0\": name, …}")
     args = parser.parse_args()
-    variant, count = convert(args.onnx, args.output, args.source)
+    import mobilenet_v2_onnx
+    raw = open(args.onnx, "rb").read()
+    if mobilenet_v2_onnx.is_mobilenet_v2(onnx.load_from_string(raw).graph):
+        variant, count = mobilenet_v2_onnx.convert(raw, args.output, args.source or args.onnx, fail, write_safetensors,
+                                                   FORMAT_VERSION, args.input_size, args.mean, args.std, args.labels)
+    else:
+        variant, count = convert(args.onnx, args.output, args.source)
     print(f"wrote {args.output}: {variant}, {count} tensors")
 
 

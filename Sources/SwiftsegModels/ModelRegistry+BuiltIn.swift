@@ -11,5 +11,8 @@ extension ModelRegistry {
             file, options in
             try EfficientNetLite(weights: file, prepareFastKernels: options.prepareFastKernels)
         },
+        .init(architecture: "mobilenet-v2", summary: "MobileNetV2 classifier (from a torchvision export)") { file, options in
+            try MobileNetV2(weights: file, prepareFastKernels: options.prepareFastKernels)
+        },
     ])
 }

@@ -31,6 +31,15 @@ public struct WeightLoader {
         return data
     }
 
+    /// The shape of tensor `name` (for models whose widths the file decides, such as a MobileNetV2 export of
+    /// any width multiplier); it is checked again when the tensor is taken.
+    public func shape(of name: String) throws -> [Int] {
+        guard let info = file.tensors[name] else {
+            throw RuntimeError.invalidWeights("\(file.name): missing tensor \(name)")
+        }
+        return info.shape
+    }
+
     /// The convolution at module path `path`: `path.weight` (OIHW, `outChannels × inChannels/groups × k × k`)
     /// and `path.bias` (`outChannels`), BatchNorm already folded in by the converter.
     public mutating func conv(_ path: String, outChannels: Int, inChannels: Int, kernelSize: Int, stride: Int = 1,
