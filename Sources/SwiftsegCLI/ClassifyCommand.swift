@@ -21,6 +21,8 @@ enum ClassifyCommand {
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
             BatchOptions.jobs,
+            OptionSpec(names: ["--concurrent"], valueName: "N",
+                       help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), the\nthreads split between them."),
             BatchOptions.shard,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
@@ -49,6 +51,7 @@ enum ClassifyCommand {
         var json: Bool
         var decoding: DecodingOptions
         var jobs: Int
+        var concurrent: Int
         var shard: (index: Int, count: Int)?
         var manifestPath: String?
         var quiet: Bool
@@ -74,6 +77,11 @@ enum ClassifyCommand {
             json = args.has("--json")
             decoding = try BatchOptions.decoding(args)
             jobs = try BatchOptions.jobs(args)
+            let threads = try ModelOptions.threads(args)
+            concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
+            if concurrent > threads {
+                throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
+            }
             shard = try BatchOptions.shard(args)
             manifestPath = args.value("--manifest")
             quiet = args.has("--quiet")
@@ -88,11 +96,11 @@ enum ClassifyCommand {
         configuration.kernelPolicy = ModelOptions.policy(args)
         do {
             try Classifier.checkIsClassifier(model)
-            let classifier = Classifier(model: model, configuration: configuration)
-            if options.isBatch {
-                try runBatch(options, classifier: classifier)
+            if options.isBatch {  // a classifier per lane
+                try runBatch(options, classifiers: Classifier.lanes(sharing: model, configuration: configuration,
+                                                                    count: options.concurrent))
             } else {
-                try runSingle(options, classifier: classifier)
+                try runSingle(options, classifier: Classifier(model: model, configuration: configuration))
             }
         } catch let error as CLIError {
             throw error
@@ -123,7 +131,7 @@ enum ClassifyCommand {
         return ((header ? ["\(input ?? "standard input"):"] : []) + lines).joined(separator: "\n") + "\n"
     }
 
-    static func runBatch(_ options: Options, classifier: Classifier) throws {
+    static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
         ProcessMemory.returnLargeBlocksToSystem()
         var inputs = try BatchInputs.collect(options.inputs)
         if let shard = options.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
@@ -133,10 +141,10 @@ enum ClassifyCommand {
             let top = result.value?.observations.first
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
-        let request = options.request, model = classifier.model.name
-        BatchRunner(jobs: options.jobs, lanes: 1, decoding: options.decoding).run(
+        let request = options.request, model = classifiers[0].model.name
+        BatchRunner(jobs: options.jobs, lanes: classifiers.count, decoding: options.decoding).run(
             items,
-            process: { photo, _ in classifier.classify(photo, request: request) },
+            process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             encode: { _ in [] },
             report: { result in
                 let top = result.value?.observations.first

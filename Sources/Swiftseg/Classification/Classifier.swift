@@ -53,6 +53,16 @@ public final class Classifier {
         logits = Tensor(channels: classes, height: 1, width: 1)
     }
 
+    /// One classifier per batch lane, sharing `model`'s weights, with `configuration.threads` split between
+    /// them (``BatchRunner/threadsPerLane(_:lanes:)``), each with its own buffers.
+    public static func lanes(sharing model: any Network, configuration: Configuration, count: Int) -> [Classifier] {
+        BatchRunner.threadsPerLane(configuration.threads, lanes: count).map { threads in
+            var perLane = configuration
+            perLane.threads = threads
+            return Classifier(model: model, configuration: perLane)
+        }
+    }
+
     /// Throws unless `network` ends in class logits (one value per class, no spatial extent).
     public static func checkIsClassifier(_ network: any Network) throws {
         let shape = network.outputShape(height: 224, width: 224)
