@@ -31,4 +31,36 @@ enum BatchOptions {
         }
         return (i, n)
     }
+
+    /// For one photo: a batch-only flag given is a usage error, so it is not silently ignored.
+    static func refuseBatchFlags(_ args: ParsedArguments, also extra: [(String, Bool)] = []) throws {
+        let given = [("--jobs", args.value("--jobs") != nil), ("--concurrent", args.value("--concurrent") != nil)]
+            + extra + [("--shard", args.value("--shard") != nil), ("--manifest", args.value("--manifest") != nil)]
+        if let flag = given.first(where: \.1)?.0 {
+            throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
+        }
+    }
+
+    /// What these options set, parsed once for every batch subcommand.
+    struct Settings {
+        var decoding: DecodingOptions
+        var jobs: Int
+        /// Photos in the network at once; `--threads` is split between them.
+        var concurrent: Int
+        var shard: (index: Int, count: Int)?
+        var manifestPath: String?
+        var quiet: Bool
+
+        init(_ args: ParsedArguments, threads: Int) throws {
+            decoding = try BatchOptions.decoding(args)
+            jobs = try BatchOptions.jobs(args)
+            concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
+            if concurrent > threads {  // the lanes share --threads; each needs one
+                throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
+            }
+            shard = try BatchOptions.shard(args)
+            manifestPath = args.value("--manifest")
+            quiet = args.has("--quiet")
+        }
+    }
 }

@@ -49,12 +49,7 @@ enum ClassifyCommand {
         var isBatch: Bool
         var request = ClassifyImageRequest()
         var json: Bool
-        var decoding: DecodingOptions
-        var jobs: Int
-        var concurrent: Int
-        var shard: (index: Int, count: Int)?
-        var manifestPath: String?
-        var quiet: Bool
+        var batch: BatchOptions.Settings
 
         init(_ args: ParsedArguments) throws {
             guard !args.positionals.isEmpty else {
@@ -75,16 +70,8 @@ enum ClassifyCommand {
                 request.cropAndScale = m
             }
             json = args.has("--json")
-            decoding = try BatchOptions.decoding(args)
-            jobs = try BatchOptions.jobs(args)
-            let threads = try ModelOptions.threads(args)
-            concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
-            if concurrent > threads {
-                throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
-            }
-            shard = try BatchOptions.shard(args)
-            manifestPath = args.value("--manifest")
-            quiet = args.has("--quiet")
+            batch = try BatchOptions.Settings(args, threads: try ModelOptions.threads(args))
+            if !isBatch { try BatchOptions.refuseBatchFlags(args) }
         }
     }
 
@@ -98,7 +85,7 @@ enum ClassifyCommand {
             try Classifier.checkIsClassifier(model)
             if options.isBatch {  // a classifier per lane
                 try runBatch(options, classifiers: Classifier.lanes(sharing: model, configuration: configuration,
-                                                                    count: options.concurrent))
+                                                                    count: options.batch.concurrent))
             } else {
                 try runSingle(options, classifier: Classifier(model: model, configuration: configuration))
             }
@@ -112,7 +99,7 @@ enum ClassifyCommand {
     static func runSingle(_ options: Options, classifier: Classifier) throws {
         let input = options.inputs[0]
         let start = DispatchTime.now().uptimeNanoseconds
-        let photo = try InferCommand.readImage(input, options: options.decoding)
+        let photo = try InferCommand.readImage(input, options: options.batch.decoding)
         let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         let result = classifier.classify(photo, request: options.request)
         print(try text(result, input: input == "-" ? nil : input, options: options, model: classifier.model.name,
@@ -134,15 +121,15 @@ enum ClassifyCommand {
     static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
         ProcessMemory.returnLargeBlocksToSystem()
         var inputs = try BatchInputs.collect(options.inputs)
-        if let shard = options.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
+        if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
         let items = inputs.map { BatchRunner.Item(input: $0, output: nil) }  // results go to standard output
-        let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
-        let progress = BatchProgress<ClassificationResult>(total: items.count, quiet: options.quiet) { result in
+        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
+        let progress = BatchProgress<ClassificationResult>(total: items.count, quiet: options.batch.quiet) { result in
             let top = result.value?.observations.first
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
         let request = options.request, model = classifiers[0].model.name
-        BatchRunner(jobs: options.jobs, lanes: classifiers.count, decoding: options.decoding).run(
+        BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding).run(
             items,
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             encode: { _ in [] },

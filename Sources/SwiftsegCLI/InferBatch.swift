@@ -22,10 +22,10 @@ extension InferCommand {
                                               fileExtension: format == .jpeg ? "jpg" : "png")
         // Names are chosen over the whole input list, then sharded, so every shard names files alike.
         var items = zip(inputs, outputs).map { BatchRunner.Item(input: $0, output: $1) }
-        if let shard = options.shard {
+        if let shard = options.batch.shard {
             items = items.filter { BatchInputs.isInShard($0.input, index: shard.index, count: shard.count) }
         }
-        let manifest = try options.manifestPath.map { try ManifestWriter(path: $0) }
+        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
         let pipeline = try pipeline(options, format: format)
         // --json: one report line per finished photo on standard output (the progress is on standard error).
         let json = options.json, model = network.name
@@ -34,13 +34,13 @@ extension InferCommand {
                                          timingsMs: SubjectLiftingPipeline.timingsMs(lifted))
             if let line = try? report.jsonData(pretty: false) { FileHandle.standardOutput.write(Data(line)) }
         }
-        let progress = BatchProgress<LiftedSubject>(total: items.count, quiet: options.quiet) { result in
+        let progress = BatchProgress<LiftedSubject>(total: items.count, quiet: options.batch.quiet) { result in
             "→ \(result.item.output ?? "") (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
         }
         // One segmenter per lane (they share the model's weights), the threads split between them.
-        let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.concurrent)
-        BatchRunner(jobs: options.jobs, lanes: options.concurrent, overwrite: options.overwrite,
-                    decoding: options.decoding).run(
+        let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.batch.concurrent)
+        BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: options.overwrite,
+                    decoding: options.batch.decoding).run(
             items,
             process: { try pipeline.lift($0, with: segmenters[$1]) },
             encode: { try pipeline.encode($0).image },

@@ -73,7 +73,7 @@ enum InferCommand {
             try AtomicFile.checkWritable(path)
         }
         let input = options.inputs[0]
-        let photo = try readImage(input, options: options.decoding)
+        let photo = try readImage(input, options: options.batch.decoding)
         var pipeline = try pipeline(options, format: options.format(for: output))
         pipeline.instanceMap = options.instancesPath != nil
         pipeline.saliencyMap = options.saliencyPath.map { options.format ?? ImageFormat(path: $0) ?? .png }

@@ -13,19 +13,13 @@ struct InferOptions {
     var background: String?
     var effect: Effect?
     var lifting = LiftingOptions()
-    var decoding = DecodingOptions()
     var encoding = EncodingOptions()
     /// The output format; nil = from the output's extension (PNG when it has none).
     var format: ImageFormat?
     var threads: Int
-    // Batch
-    var jobs: Int
-    /// Batch: photos in the network at the same time.
-    var concurrent: Int
+    /// Decoding limits, and for a batch the workers, lanes, shard, manifest and quiet.
+    var batch: BatchOptions.Settings
     var overwrite: Bool
-    var shard: (index: Int, count: Int)?
-    var manifestPath: String?
-    var quiet: Bool
 
     var suffix: String { Self.suffix(for: lifting.output) }
 
@@ -104,7 +98,7 @@ struct InferOptions {
         lifting.request.postProcess = args.has("--post-process")
         lifting.request.threshold = try Self.number(args, "--threshold", default: 0.5, in: 0.000001...1)
         lifting.request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
-        decoding = try BatchOptions.decoding(args)
+        batch = try BatchOptions.Settings(args, threads: threads)
         if let text = args.value("--png-compression") {
             guard let compression = PNGCompression(text) else {
                 throw CLIError.usage("--png-compression expects fast or a level 0…9, got '\(text)'")
@@ -118,15 +112,7 @@ struct InferOptions {
             }
             format = f
         }
-        jobs = try BatchOptions.jobs(args)
-        concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
-        if concurrent > threads {  // the lanes share --threads; each needs one
-            throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
-        }
         overwrite = args.has("--overwrite")
-        manifestPath = args.value("--manifest")
-        quiet = args.has("--quiet")
-        shard = try BatchOptions.shard(args)
 
         switch (args.value("--select"), args.value("--point")) {
         case (.some, .some): throw CLIError.usage("use --select or --point, not both")
@@ -197,11 +183,7 @@ struct InferOptions {
             output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: lifting.output),
                                                                    fileExtension: defaultExtension)
             if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
-            for (flag, given) in [("--jobs", args.value("--jobs") != nil), ("--concurrent", args.value("--concurrent") != nil),
-                                  ("--overwrite", overwrite), ("--shard", shard != nil),
-                                  ("--manifest", manifestPath != nil)] where given {
-                throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
-            }
+            try BatchOptions.refuseBatchFlags(args, also: [("--overwrite", overwrite)])
         }
     }
 
