@@ -126,6 +126,38 @@ extension ConvGeneralTests {
     }
 }
 
+extension ConvGeneralTests {
+    /// 1×1 convs through the kernels' packed GEMM (the default policy, where the build has that GEMM) against
+    /// the reference: odd pixel counts (the tail through scratch), thin and wide channel counts, every epilogue,
+    /// each kernel build, one and two threads.
+    func testPointwiseMatchesReference() {
+        var rng = SplitMix64(seed: 41)
+        for trial in 0..<40 {
+            let cin = [1, 3, 16, 24, 96][rng.nextInt(0...4)], cout = [8, 9, 16, 40, 144][rng.nextInt(0...4)]
+            let h = rng.nextInt(1...29), w = rng.nextInt(1...31)
+            let weight = randomTensor(channels: cout, height: cin, width: 1, seed: UInt64(1200 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(1300 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 1, weight: weight.data, bias: bias.data,
+                              prepareFastKernels: true)
+            XCTAssertEqual(conv.supportsPointwise, KernelISA.best != .baseline, "packed where the default build has the GEMM")
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(trial))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(1400 + trial))
+            let epilogues: [Epilogue] = [.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)]
+            let epilogue = epilogues[trial % epilogues.count]
+            let expected = Tensor(channels: cout, height: h, width: w)
+            conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let out = Tensor(channels: cout, height: h, width: w)
+                    conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(cin).squareRoot(),
+                                             "\(cin)→\(cout) \(h)×\(w) \(epilogue) \(threads) threads \(isa)")
+                }
+            }
+        }
+    }
+}
+
 /// The classifier's last ops against ONNX Runtime and their references.
 final class ClassifierOpsTests: XCTestCase {
     /// A flat fixture tensor as an N×1×1 map, the classifier's vector layout.

@@ -55,6 +55,9 @@ public struct Conv2D: @unchecked Sendable {
     public let winograd: WinogradWeights?
     /// Tap-major weights, prepared at load for dilated 3×3 "same" convs (nil otherwise).
     public let taps: TapWeights?
+    /// Packed weights for the kernels' own GEMM, prepared at load for 1×1 stride-1 ungrouped convs of at least
+    /// ``pointwiseMinimumOutChannels`` outputs, where the default build has that GEMM (nil otherwise).
+    public let pointwise: PointwiseWeights?
 
     /// - Parameter padding: default: `dilation · (k − 1) / 2` on every side ("same" at stride 1).
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
@@ -86,6 +89,9 @@ public struct Conv2D: @unchecked Sendable {
             ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels, tile: winogradTile) : nil
         taps = prepareFastKernels && plain && kernelSize == 3 && dilation > 1
             ? TapWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+        pointwise = prepareFastKernels && plain && kernelSize == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
+            && Kernels.of(.best).winogradGEMM != nil
+            ? PointwiseWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
     }
 
     /// Stride 1, one group, `dilation · (k − 1) / 2` on every side: the output has the input's size, and the
@@ -144,6 +150,11 @@ public struct Conv2D: @unchecked Sendable {
                         pooledInto pooled: TensorView?, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         if let pooled { MaxPool2D.checkShapes(output, pooled) }
+        if context.policy == .auto && supportsPointwise && context.kernels.winogradGEMM != nil {
+            context.timeOp("conv1x1 packed gemm") { pointwiseForward(input, into: output, epilogue: epilogue, context: context) }
+            if let pooled { MaxPool2D.forward(output, into: pooled, context: context) }
+            return
+        }
         let kernel = selectKernel(policy: context.policy, height: input.height, width: input.width)
         switch kernel {
         case .reference:

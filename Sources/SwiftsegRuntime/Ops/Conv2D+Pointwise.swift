@@ -1,0 +1,118 @@
+import Synchronization
+import SwiftsegKernels
+
+/// 1×1 convolutions (stride 1, no padding, one group) through the kernels' own register-blocked GEMM — the one
+/// the Winograd channel mix uses — on weights packed once at load, instead of BLAS: MobileNet's and
+/// EfficientNet's expand and project convs, where the wide AVX-512 block (8 rows × 32 columns) beats a BLAS
+/// built for a narrower core type, and where each task's output tile stays in cache for its epilogue. Exact to
+/// float rounding like the GEMM path (the same products, summed in another order). The baseline build has no
+/// such GEMM (it needs FMA): there the BLAS path runs.
+extension Conv2D {
+    /// Whether ``pointwiseForward(_:into:epilogue:context:)`` can run this layer (weights packed at load).
+    public var supportsPointwise: Bool { pointwise != nil }
+
+    /// Fewest output channels for which `.auto` runs a 1×1 conv through the packed GEMM: its row blocks are 6 or 8
+    /// rows, so thinner layers (U²-Net's 6→1 fuse) stay on BLAS.
+    static let pointwiseMinimumOutChannels = 8
+
+    /// Output columns per task: a tile of `outChannels × columns` floats stays within ~256 KB (L2), at least 64.
+    func pointwiseColumns(pixels: Int, threads: Int) -> Int {
+        let byCache = max(64, (1 << 16) / max(outChannels, 1)) / 16 * 16
+        let perWorker = ((pixels + threads - 1) / threads + 15) / 16 * 16  // at least one task per worker
+        return max(16, min(byCache, perWorker))
+    }
+
+    /// Runs the 1×1 conv with the context's build's GEMM on packed weights, output columns spread over the
+    /// workers, each tile's epilogue run while it is in cache.
+    ///
+    /// ```swift
+    /// if conv.supportsPointwise { conv.pointwiseForward(x, into: y, epilogue: .relu6, context: ctx) }
+    /// ```
+    public func pointwiseForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
+                                 context: ExecutionContext) {
+        checkShapes(input, output, epilogue)
+        guard let pointwise, let gemm = context.kernels.winogradGEMM else {
+            preconditionFailure("pointwiseForward needs packed 1×1 weights and a build with its own GEMM")
+        }
+        let hw = input.planeSize, columns = pointwiseColumns(pixels: hw, threads: context.threads)
+        // The tail tile (a partial vector at the end) goes through scratch: the GEMM reads and writes whole vectors.
+        let scratch = hw % 16 == 0 ? [] : context.scratch(floats: (inChannels + outChannels) * (columns + 16))
+        parallelFor(count: (hw + columns - 1) / columns, threads: context.threads,
+                    PointwiseTiles(conv: self, input: input, output: output, epilogue: epilogue, columns: columns,
+                                   a: pointwise.packed(rowBlock: context.kernels.winogradRowBlock), gemm: gemm,
+                                   scratch: scratch))
+    }
+
+    /// One task per tile of output columns (pixels), all output channels.
+    struct PointwiseTiles: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let epilogue: Epilogue
+        let columns: Int
+        let a: UnsafePointer<Float>
+        let gemm: Kernels.GEMM
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ tile: Int, worker: Int) {
+            let hw = input.planeSize, m = conv.outChannels, k = conv.inChannels
+            let x0 = tile * columns, n = min(columns, hw - x0)
+            if n % 16 == 0 {  // whole vectors: straight from the input planes into the output planes
+                gemm(m, n, k, a, UnsafePointer(input.data + x0), hw, output.data + x0, hw)
+            } else {  // the last tile's partial vector: through zero-padded scratch
+                let padded = (n + 15) / 16 * 16, b = scratch[worker], c = b + k * padded
+                for ci in 0..<k {
+                    (b + ci * padded).update(from: input.plane(ci) + x0, count: n)
+                    (b + ci * padded + n).update(repeating: 0, count: padded - n)
+                }
+                gemm(m, n, k, a, UnsafePointer(b), padded, c, padded)
+                for co in 0..<m { (output.plane(co) + x0).update(from: c + co * padded, count: n) }
+            }
+            for co in 0..<m {
+                conv.applyEpilogue(epilogue, channel: co, out: output.plane(co) + x0, offset: x0, count: n)
+            }
+        }
+    }
+}
+
+/// A 1×1 conv's weights (`outChannels × inChannels`) packed in the row blocks of the kernels' GEMM
+/// (`WinogradKernels.packGEMMRows`): made at load for the default build, and on first use for another build's
+/// blocks (a test or the benchmark forcing another ISA).
+public final class PointwiseWeights: @unchecked Sendable {
+    let outChannels: Int, inChannels: Int
+    private let weight: UnsafePointer<Float>
+    private let rowBlock: Int
+    private let packedDefault: UnsafeMutablePointer<Float>
+    private let otherPackings = Mutex<[Int: UnsafeMutablePointer<Float>]>([:])
+
+    init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
+        self.weight = weight
+        self.outChannels = outChannels
+        self.inChannels = inChannels
+        rowBlock = max(Kernels.of(.best).winogradRowBlock, 1)
+        packedDefault = PointwiseWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
+    }
+
+    static func pack(_ weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int,
+                     rowBlock: Int) -> UnsafeMutablePointer<Float> {
+        let packed = UnsafeMutablePointer<Float>.allocate(capacity: outChannels * inChannels)
+        WinogradKernels.packGEMMRows(weight, m: outChannels, k: inChannels, lda: inChannels, rowBlock: rowBlock, into: packed)
+        return packed
+    }
+
+    /// The weights in blocks of `rowBlock` rows (``Kernels/winogradRowBlock``).
+    func packed(rowBlock: Int) -> UnsafePointer<Float> {
+        if rowBlock == self.rowBlock { return UnsafePointer(packedDefault) }
+        let address = otherPackings.withLock { packings in
+            let p = packings[rowBlock] ?? PointwiseWeights.pack(weight, outChannels: outChannels, inChannels: inChannels,
+                                                               rowBlock: rowBlock)
+            packings[rowBlock] = p
+            return UInt(bitPattern: p)  // an address: a pointer into the lock's state cannot be `sending`
+        }
+        return UnsafePointer(bitPattern: address)!
+    }
+
+    deinit {
+        packedDefault.deallocate()
+        otherPackings.withLock { $0.values.forEach { $0.deallocate() } }
+    }
+}
