@@ -15,7 +15,7 @@ public enum DepthwiseConvKernels {
     /// Floats of scratch ``channelRows(input:height:width:weight:bias:kernelSize:stride:padTop:padLeft:output:outHeight:outWidth:rows:_:epilogue:scratch:)``
     /// needs (the caller's buffer need not be aligned).
     public static func scratchFloats(kernelSize k: Int, stride s: Int, outWidth: Int) -> Int {
-        k * s * phaseFloats(kernelSize: k, outWidth: outWidth) + width + 16
+        k * s * phaseFloats(kernelSize: k, outWidth: outWidth) + width + 4 * k + 32
     }
 
     /// Output rows `y0 ..< y1` of one channel: `output[y][x] = epilogue(bias + Σ weight[ky][kx] ·
@@ -57,6 +57,11 @@ public enum DepthwiseConvKernels {
         let aligned = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
         let ring = aligned.bindMemory(to: Float.self, capacity: k * slot + width)
         let tail = ring + k * slot  // one vector for the right edge's partial store
+        // Each tap column's offset in a ring slot, and each tap row's slot, worked out once instead of with an
+        // integer division per tap and vector (which took most of the kernel's time).
+        let offsets = UnsafeMutableRawPointer(tail + width).alignedUp(toMultipleOf: 16).bindMemory(to: Int.self, capacity: 2 * k)
+        let slots = offsets + k
+        for kx in 0..<k { offsets[kx] = (kx % s) * phase + kx / s }
         let b = Vector(repeating: bias)
         var loaded = Int.min  // the last input row copied into the ring
         for y in y0..<y1 {
@@ -81,17 +86,17 @@ public enum DepthwiseConvKernels {
                 r += 1
             }
             let ky0 = Swift.max(0, -first), ky1 = Swift.min(k, h - first)  // tap rows inside the input
+            for ky in ky0..<Swift.max(ky0, ky1) { slots[ky] = ((first + ky) % k) * slot }
             let out = output + y * outWidth, res = residual.map { $0 + y * outWidth }
             var x = 0
             while x < outWidth {
                 var acc = b
                 var ky = ky0
                 while ky < ky1 {
-                    let row = ring + ((first + ky) % k) * slot, taps = weight + ky * k
+                    let row = ring + slots[ky] + x, taps = weight + ky * k
                     var kx = 0
                     while kx < k {
-                        let span = row + (kx % s) * phase + kx / s + x
-                        acc = SIMDKernels.multiplyAdd(Vector(repeating: taps[kx]), SIMDKernels.load(span), acc)
+                        acc = SIMDKernels.multiplyAdd(Vector(repeating: taps[kx]), SIMDKernels.load(row + offsets[kx]), acc)
                         kx += 1
                     }
                     ky += 1
