@@ -20,7 +20,9 @@ public enum DepthwiseConvKernels {
 
     /// Output rows `y0 ..< y1` of one channel: `output[y][x] = epilogue(bias + Σ weight[ky][kx] ·
     /// input[y·s + ky − padTop][x·s + kx − padLeft])`, zero outside the input. `output` (and the epilogue's
-    /// residual) point at the channel's plane of `outHeight × outWidth`.
+    /// residual) point at the channel's plane of `outHeight × outWidth`. Rows before `y1 − 1` may be written a
+    /// vector past their end (into the next row, rewritten right after), so one call owns rows `y0 ..< y1`
+    /// whole.
     @inline(never)
     public static func channelRows(input: UnsafePointer<Float>, height h: Int, width w: Int, weight: UnsafePointer<Float>,
                                    bias: Float, kernelSize k: Int, stride s: Int, padTop: Int, padLeft: Int,
@@ -77,9 +79,14 @@ public enum DepthwiseConvKernels {
                     if n > 0 { (dst + c0).update(from: src, count: n) }
                 } else {
                     dst.update(repeating: 0, count: 2 * phase)
-                    for x in 0..<w {
-                        let c = x + padLeft
-                        if c / 2 < phase { dst[(c & 1) * phase + c / 2] = src[x] }
+                    // Each parity's columns in one strided loop (no division or test per pixel).
+                    for parity in 0..<2 {
+                        let out = dst + parity * phase
+                        var x = (parity - padLeft) & 1
+                        while x < w {
+                            out[(x &+ padLeft) >> 1] = src[x]
+                            x &+= 2
+                        }
                     }
                 }
                 loaded = r
@@ -90,19 +97,45 @@ public enum DepthwiseConvKernels {
             let out = output + y * outWidth, res = residual.map { $0 + y * outWidth }
             var x = 0
             while x < outWidth {
-                var acc = b
-                var ky = ky0
-                while ky < ky1 {
-                    let row = ring + slots[ky] + x, taps = weight + ky * k
-                    var kx = 0
-                    while kx < k {
-                        acc = SIMDKernels.multiplyAdd(Vector(repeating: taps[kx]), SIMDKernels.load(row + offsets[kx]), acc)
-                        kx += 1
+                // One accumulator per tap column, so the FMAs are k independent chains instead of one of k²
+                // (whose latency, not the arithmetic, bound the kernel); summed at the end.
+                var acc: Vector
+                if k == 3 {
+                    let o0 = offsets[0], o1 = offsets[1], o2 = offsets[2]
+                    var c0 = b, c1 = Vector(repeating: 0), c2 = Vector(repeating: 0)
+                    for ky in ky0..<Swift.max(ky0, ky1) {
+                        let row = ring + slots[ky] + x, taps = weight + ky * 3
+                        c0 = SIMDKernels.multiplyAdd(Vector(repeating: taps[0]), SIMDKernels.load(row + o0), c0)
+                        c1 = SIMDKernels.multiplyAdd(Vector(repeating: taps[1]), SIMDKernels.load(row + o1), c1)
+                        c2 = SIMDKernels.multiplyAdd(Vector(repeating: taps[2]), SIMDKernels.load(row + o2), c2)
                     }
-                    ky += 1
+                    acc = c0 + c1 + c2
+                } else if k == 5 {
+                    let o0 = offsets[0], o1 = offsets[1], o2 = offsets[2], o3 = offsets[3], o4 = offsets[4]
+                    var c0 = b, c1 = Vector(repeating: 0), c2 = Vector(repeating: 0)
+                    var c3 = Vector(repeating: 0), c4 = Vector(repeating: 0)
+                    for ky in ky0..<Swift.max(ky0, ky1) {
+                        let row = ring + slots[ky] + x, taps = weight + ky * 5
+                        c0 = SIMDKernels.multiplyAdd(Vector(repeating: taps[0]), SIMDKernels.load(row + o0), c0)
+                        c1 = SIMDKernels.multiplyAdd(Vector(repeating: taps[1]), SIMDKernels.load(row + o1), c1)
+                        c2 = SIMDKernels.multiplyAdd(Vector(repeating: taps[2]), SIMDKernels.load(row + o2), c2)
+                        c3 = SIMDKernels.multiplyAdd(Vector(repeating: taps[3]), SIMDKernels.load(row + o3), c3)
+                        c4 = SIMDKernels.multiplyAdd(Vector(repeating: taps[4]), SIMDKernels.load(row + o4), c4)
+                    }
+                    acc = (c0 + c1) + (c2 + c3) + c4
+                } else {
+                    acc = b
+                    for ky in ky0..<Swift.max(ky0, ky1) {
+                        let row = ring + slots[ky] + x, taps = weight + ky * k
+                        for kx in 0..<k {
+                            acc = SIMDKernels.multiplyAdd(Vector(repeating: taps[kx]), SIMDKernels.load(row + offsets[kx]), acc)
+                        }
+                    }
                 }
                 acc = A.apply(acc)
-                if x + width <= outWidth {
+                // A whole vector also where the row ends short of one, when the lanes past it land in rows this
+                // call computes after it (a scalar tail on every short row took a sixth of the kernel's time).
+                if x + width <= (y1 - y) * outWidth {
                     if let res { acc += SIMDKernels.load(res + x) }
                     SIMDKernels.store(acc, out + x)
                 } else {
