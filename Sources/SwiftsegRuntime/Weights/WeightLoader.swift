@@ -4,9 +4,8 @@
 ///
 /// ```swift
 /// var w = WeightLoader(file: file, prepareFastKernels: true)
-/// let conv = try w.conv("stem.conv", outChannels: 32, inChannels: 3, kernelSize: 3, stride: 2,
-///                       padding: .tfSame(kernelSize: 3, stride: 2))
-/// try w.checkAllUsed(expecting: "EfficientNet-Lite0")
+/// let stem = try w.conv("_conv_stem", outChannels: 32, inChannels: 3, kernelSize: 3, stride: 2, padding: .same)
+/// try w.checkAllUsed(expecting: "efficientnet-lite0")
 /// ```
 public struct WeightLoader {
     public let file: SafeTensorsFile
