@@ -136,7 +136,7 @@ public struct ClassificationResult: Sendable {
 /// {"input": "photo.jpg", "width": 640, "height": 480, "model": "efficientnet-lite0", "cropAndScale": "centerCrop",
 ///  "classifications": [{"identifier": "orange", "confidence": 0.8, "classIndex": 950}], "timingsMs": {…}}
 /// ```
-public struct ClassificationReport: Encodable, Sendable {
+public struct ClassificationReport: JSONReport, Sendable {
     public var input: String?
     public var width: Int
     public var height: Int
@@ -144,12 +144,4 @@ public struct ClassificationReport: Encodable, Sendable {
     public var cropAndScale: ClassifyImageRequest.CropAndScale
     public var classifications: [ClassificationObservation]
     public var timingsMs: [String: Double]
-
-    /// Sorted keys and a final newline; pretty, or one line (`pretty: false`, for JSON Lines).
-    public func jsonData(pretty: Bool = true) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                                          : [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self)) + [0x0A]
-    }
 }

@@ -9,7 +9,7 @@
 /// ```
 /// Pixel bounds have a top-left origin in the (upright) input; `normalizedBounds` use Vision's bottom-left
 /// origin; `index` is the instance's value in the `--instances` PNG.
-public struct SubjectReport: Encodable, Sendable {
+public struct SubjectReport: JSONReport, Sendable {
     public var input: String?
     public var width: Int
     public var height: Int
@@ -34,15 +34,6 @@ public struct SubjectReport: Encodable, Sendable {
         self.selected = selected
         salientObjects = observation.saliency.salientObjects
         self.timingsMs = timingsMs
-    }
-
-    /// The report as JSON with sorted keys and a final newline: pretty-printed, or on one line (`pretty: false`,
-    /// for JSON Lines: a batch prints one report per photo).
-    public func jsonData(pretty: Bool = true) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                                          : [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(self)) + [0x0A]
     }
 }
 

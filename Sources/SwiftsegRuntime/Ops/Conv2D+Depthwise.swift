@@ -19,18 +19,17 @@ extension Conv2D {
                                  context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         precondition(isDepthwise, "depthwiseForward runs depthwise convs only (groups = channels)")
+        // About four tasks per worker: channels differ little in cost.
+        let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
         if supportsDepthwiseKernel {
             let scratch = context.scratch(floats: Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride,
                                                                                   outWidth: output.width))
-            let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
             parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
                         DepthwiseKernelChannels(conv: self, input: input, output: output, epilogue: epilogue.kernel,
                                                 perTask: perTask, kernels: context.kernels, scratch: scratch))
             return
         }
         let scratch = stride == 1 ? [] : context.scratch(floats: output.width)
-        // About four tasks per worker: channels differ little in cost.
-        let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
         parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
                     DepthwiseChannels(conv: self, input: input, output: output, epilogue: epilogue, perTask: perTask,
                                       scratch: scratch))
