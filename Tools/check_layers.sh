@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layers' dependency rule, checked on the sources' imports (docs/ARCHITECTURE.md, "Layers"): C shims →
-# kernels → runtime (names no model) → models; image library (no network code) → requests → CLI / bench.
+# kernels → runtime (names no model) → models; image library (no network code) → requests → CLI / bench; the
+# rectangle request builds on the image library alone.
 # Package.swift declares the same edges; this also catches an import the build would let through (a module
 # already built for another target). Run by .ci/run.
 set -euo pipefail
@@ -19,5 +20,6 @@ forbid SwiftsegImage SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegKernels
 forbid SwiftsegKernels SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
 forbid SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
 forbid SwiftsegModels Swiftseg SwiftsegImage
+forbid Swiftseg/Rectangles SwiftsegRuntime SwiftsegModels SwiftsegKernels   # classic vision: the image library only
 [ "$status" = 0 ] && echo "layers: imports follow the dependency rule"
 exit "$status"

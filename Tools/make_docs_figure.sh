@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerate docs/subject-lifting.png: input | mask | instances | composite, made by the swiftseg CLI on the
-# committed sample photos (Pillow only lays the panels out and colours the label map).
+# Regenerate the README's figures, made by the swiftseg CLI (Pillow only lays the panels out and colours the
+# label map): docs/subject-lifting.png (input | mask | instances | composite, on the committed sample photos) and
+# docs/rectangles.png (test-set photos with the found quad drawn, `--draw`, beside the upright crop, `--extract`).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 cd "$TOOLS_DIR/.."
@@ -46,3 +47,25 @@ for ri, row in enumerate(rows):
 canvas.save(out, optimize=True)
 print(f"wrote {out} {canvas.size}")
 PYEOF
+
+cases=(019 003 028)
+for c in "${cases[@]}"; do
+  "$bin" rectangles "Tests/Fixtures/rectangles/cases/$c.jpg" --draw "$tmp/$c.drawn.png" --extract "$tmp/$c.crop.png" >/dev/null
+done
+"$PY" - "$tmp" docs/rectangles.png "${cases[@]}" <<'PYEOF'
+import sys
+from PIL import Image
+tmp, out, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
+H = 240
+def panel(path):
+    img = Image.open(path).convert("RGB")
+    return img.resize((round(img.width * H / img.height), H), Image.LANCZOS)
+rows = [(panel(f"{tmp}/{c}.drawn.png"), panel(f"{tmp}/{c}.crop.png")) for c in cases]
+width = max(a.width + b.width for a, b in rows) + 12
+sheet = Image.new("RGB", (width, len(rows) * (H + 6) - 6), (255, 255, 255))
+for i, (a, b) in enumerate(rows):
+    sheet.paste(a, (0, i * (H + 6)))
+    sheet.paste(b, (a.width + 12, i * (H + 6)))
+sheet.save(out, optimize=True)
+PYEOF
+echo "wrote docs/rectangles.png"

@@ -1,3 +1,4 @@
+import Foundation
 import Swiftseg
 
 /// Options every subcommand that reads photos in batches shares (infer, classify): decoding limits, the
@@ -13,6 +14,23 @@ enum BatchOptions {
         help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path.")
     static let quiet = OptionSpec(names: ["--quiet"], valueName: nil,
         help: "Batch: no progress or per-photo lines; failures are still reported.")
+
+    /// A subcommand's inputs and whether they make a batch (several, or a folder). `-` (standard input) is one
+    /// photo only, unless the subcommand checks that itself (`refusesStandardInputInBatch: false`).
+    static func inputs(_ args: ParsedArguments, subcommand: String,
+                       refusesStandardInputInBatch: Bool = true) throws -> (inputs: [String], isBatch: Bool) {
+        guard !args.positionals.isEmpty else {
+            throw CLIError.usage("\(subcommand) needs an input image (see 'swiftseg \(subcommand) --help')")
+        }
+        let inputs = args.positionals
+        var isDirectory: ObjCBool = false
+        let isBatch = inputs.count > 1
+            || (FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue)
+        if refusesStandardInputInBatch && isBatch && inputs.contains("-") {
+            throw CLIError.usage("- (standard input) is for one photo; give files or folders for a batch")
+        }
+        return (inputs, isBatch)
+    }
 
     static func decoding(_ args: ParsedArguments) throws -> DecodingOptions {
         var decoding = DecodingOptions()
@@ -51,10 +69,11 @@ enum BatchOptions {
         var manifestPath: String?
         var quiet: Bool
 
-        init(_ args: ParsedArguments, threads: Int) throws {
+        /// `concurrent`: photos in flight when the subcommand fixes it (rectangles: one per thread, no network).
+        init(_ args: ParsedArguments, threads: Int, concurrent fixed: Int? = nil) throws {
             decoding = try BatchOptions.decoding(args)
             jobs = try BatchOptions.jobs(args)
-            concurrent = try args.positiveInt("--concurrent", default: min(2, threads))
+            concurrent = try fixed ?? args.positiveInt("--concurrent", default: min(2, threads))
             if concurrent > threads {  // the lanes share --threads; each needs one
                 throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
             }

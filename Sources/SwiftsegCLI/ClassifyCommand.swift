@@ -52,16 +52,7 @@ enum ClassifyCommand {
         var batch: BatchOptions.Settings
 
         init(_ args: ParsedArguments) throws {
-            guard !args.positionals.isEmpty else {
-                throw CLIError.usage("classify needs an input image (see 'swiftseg classify --help')")
-            }
-            inputs = args.positionals
-            var isDirectory: ObjCBool = false
-            isBatch = inputs.count > 1
-                || (FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue)
-            if isBatch && inputs.contains("-") {
-                throw CLIError.usage("- (standard input) is for one photo; give files or folders for a batch")
-            }
+            (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "classify")
             request.maximumResults = try args.positiveInt("--top", default: 5)
             if let mode = args.value("--crop-and-scale") {
                 guard let m = ClassifyImageRequest.CropAndScale(rawValue: mode) else {

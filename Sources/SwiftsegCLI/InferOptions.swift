@@ -83,12 +83,7 @@ struct InferOptions {
     ]
 
     init(_ args: ParsedArguments) throws {
-        guard !args.positionals.isEmpty else {
-            throw CLIError.usage("infer needs an input image (see 'swiftseg infer --help')")
-        }
-        inputs = args.positionals
-        var isDirectory: ObjCBool = false
-        isBatch = inputs.count > 1 || (FileManager.default.fileExists(atPath: inputs[0], isDirectory: &isDirectory) && isDirectory.boolValue)
+        (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "infer", refusesStandardInputInBatch: false)
         instancesPath = args.value("--instances")
         saliencyPath = args.value("--saliency")
         json = args.has("--json")

@@ -5,6 +5,7 @@ import Swiftseg
 let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> Void)] = [
     (InferCommand.spec, InferCommand.run),
     (ClassifyCommand.spec, ClassifyCommand.run),
+    (RectanglesCommand.spec, RectanglesCommand.run),
     (RunTensorCommand.spec, RunTensorCommand.run),
     (InspectCommand.spec, InspectCommand.run),
 ]
@@ -12,8 +13,8 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> Void)] = [
 let version = "swiftseg 0.1.0"
 
 let overview = """
-    OVERVIEW: Lift the subject out of photos and name what is in them (U²-Net and EfficientNet-Lite on the
-    CPU, no ML runtime).
+    OVERVIEW: Lift the subject out of photos, name what is in them (U²-Net and EfficientNet-Lite on the CPU,
+    no ML runtime) and find the rectangles in them (documents, cards).
 
     USAGE: swiftseg <subcommand> [options]
 
@@ -29,6 +30,7 @@ let overview = """
       swiftseg infer photo.jpg --mask -o m.png  # 8-bit soft mask
       swiftseg infer - -o - < in.jpg > out.png  # through a pipe
       swiftseg classify photo.jpg --top 2       # (0.93) espresso …
+      swiftseg rectangles card.jpg --extract card.png   # the card, upright
 
     """
 

@@ -41,6 +41,13 @@ let help = """
       --transforms    Instead: time the Winograd transforms alone, ns per 16 tiles and channel (fastest of
                       --iterations, default here 200), both tile shapes, on one tile row of planes --size
                       wide (default 320) with 8 channels (in cache) and 128 (not), for each --isa.
+      --rectangles [MANIFEST]
+                      Instead: rectangle detection on a test set with exact ground truth (default
+                      Tests/Fixtures/rectangles/cases.json, from Tools/make_rectangle_cases.py) with
+                      DetectRectanglesRequest's defaults: hit rate (SmartDoc Jaccard ≥ 0.9 on the top
+                      result), mean Jaccard and median ms per image (detection only, --threads ignored:
+                      one thread), overall and per subset; --iterations timed passes (default 3).
+      --cases         With --rectangles: also one line per case (kind, subsets, J, ms).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -56,6 +63,7 @@ struct Options {
     var iterationsGiven = false
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
+    var rectangles: String? = nil, rectangleCases = false
 }
 
 func die(_ message: String) -> Never {
@@ -108,6 +116,10 @@ func parseOptions(_ args: [String]) -> Options {
             guard let compression = PNGCompression(v) else { die("--png-compression expects fast or 0…9, got '\(v)'") }
             o.pngCompression = compression
         case "--layers": o.layers = true
+        case "--rectangles":
+            if i + 1 < args.count, !args[i + 1].hasPrefix("-") { o.rectangles = value() }
+            else { o.rectangles = "Tests/Fixtures/rectangles/cases.json" }
+        case "--cases": o.rectangleCases = true
         case "--transforms": o.transforms = true
         case "--channels":
             let v = value()
@@ -153,6 +165,10 @@ func gitCommit() -> String {
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 if options.soak > 0 {
     runSoak(options)
+    exit(0)
+}
+if let manifest = options.rectangles {
+    runRectangles(manifest: manifest, options)
     exit(0)
 }
 if options.layers {

@@ -11,6 +11,22 @@ final class ReadmeExamplesTests: XCTestCase {
     override func setUpWithError() throws { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
+    /// The README's "Rectangles" example, on the committed three-card photo.
+    func testRectanglesExample() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("rectangles/three-cards.jpg"))
+        var request = DetectRectanglesRequest()
+        request.minimumAspectRatio = 0.6; request.maximumAspectRatio = 0.67
+        var crops: [Image] = []
+        for r in try request.perform(on: photo) {
+            let box = r.pixelCorners(width: photo.width, height: photo.height)
+            XCTAssertLessThan(box.topLeft.y, box.bottomRight.y)
+            XCTAssertGreaterThan(r.confidence, 0.5)
+            if let card = r.perspectiveCorrected(from: photo) { crops.append(card) }
+        }
+        XCTAssertEqual(crops.count, 1)
+        XCTAssertEqual(Double(crops[0].height) / Double(crops[0].width), 54 / 85.6, accuracy: 0.06)
+    }
+
     func testBasicUsage() throws {
         let segmenter = try Segmenter()
         let photo = try Image(contentsOfFile: Fixtures.path("photos/rocket.jpg"))

@@ -82,6 +82,25 @@ public final class BatchRunner {
                                      process: (Image, _ lane: Int) throws -> Value,
                                      encode: @escaping @Sendable (Value) throws -> [UInt8],
                                      report: @escaping @Sendable (Result<Value>) -> Void) {
+        run(items, process: process, files: { value, item in
+            guard let output = item.output else { return [] }
+            return [(output, try encode(value))]
+        }, writesWithoutOutput: false, report: report)
+    }
+
+    /// The general form: `files(value, item)` names any number of outputs for a photo (a crop per rectangle,
+    /// say), encoded off the lanes and written together, all or none (``AtomicFile``); folders are created.
+    /// An item whose `output` is nil and for which `files` gives nothing is reported when processed.
+    public func run<Value: Sendable>(_ items: [Item],
+                                     process: (Image, _ lane: Int) throws -> Value,
+                                     files: @escaping @Sendable (Value, Item) throws -> [(path: String, bytes: [UInt8])],
+                                     report: @escaping @Sendable (Result<Value>) -> Void) {
+        run(items, process: process, files: files, writesWithoutOutput: true, report: report)
+    }
+
+    func run<Value: Sendable>(_ items: [Item], process: (Image, _ lane: Int) throws -> Value,
+                              files: @escaping @Sendable (Value, Item) throws -> [(path: String, bytes: [UInt8])],
+                              writesWithoutOutput: Bool, report: @escaping @Sendable (Result<Value>) -> Void) {
         let state = State(count: items.count)
         let decodeSlots = DispatchSemaphore(value: jobs + lanes)
         let encodeSlots = DispatchSemaphore(value: jobs)
@@ -132,7 +151,7 @@ public final class BatchRunner {
                                                    milliseconds: BatchRunner.elapsed(start)), report)
                         continue
                     }
-                    guard let output = item.output else {  // nothing to write: reported as done
+                    guard item.output != nil || writesWithoutOutput else {  // nothing to write: reported as done
                         state.report(Result(item: item, status: .ok, milliseconds: BatchRunner.elapsed(start), value: value),
                                      report)
                         continue
@@ -142,11 +161,13 @@ public final class BatchRunner {
                     workers.async {
                         var status = Status.ok
                         do {
-                            try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: output).deletingLastPathComponent().path,
-                                                                    withIntermediateDirectories: true)
-                            try AtomicFile.write(try encode(value), to: output)
+                            let outputs = try files(value, item)
+                            for folder in Set(outputs.map { URL(fileURLWithPath: $0.path).deletingLastPathComponent().path }) {
+                                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                            }
+                            try AtomicFile.write(outputs)
                         } catch {
-                            status = .failed("\(output): \(error)")
+                            status = .failed("\(item.output ?? item.input.path): \(error)")
                         }
                         state.report(Result(item: item, status: status, milliseconds: BatchRunner.elapsed(start),
                                             value: status == .ok ? value : nil),

@@ -40,6 +40,7 @@ public struct SwiftsegError: Error, CustomStringConvertible, Equatable {
             case .codecFailure: self.init(.internal, e.description)
             }
         case let e as SubjectLiftingError: self.init(.badRequest, e.description)
+        case let e as RectangleDetectionError: self.init(.badRequest, e.description)
         case let e as RuntimeError: self.init(.internal, e.description)
         default: self.init(.internal, "\(error)")
         }

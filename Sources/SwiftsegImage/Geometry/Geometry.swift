@@ -71,3 +71,22 @@ public enum VisionGeometry {
         (min(Int(point.x * Double(width)), width - 1), min(Int(point.y * Double(height)), height - 1))
     }
 }
+
+/// A point in normalized coordinates ([0, 1]²) with a **bottom-left** origin, as Vision reports a rectangle's
+/// corners (`VNRectangleObservation.topLeft` …).
+public struct VisionPoint: Sendable, Equatable, Codable {
+    public var x: Double, y: Double
+    public init(x: Double, y: Double) { self.x = x; self.y = y }
+}
+
+extension VisionGeometry {
+    /// `VNImagePointForNormalizedPoint`, flipped to a top-left origin: the pixel-grid point (not rounded).
+    public static func imagePoint(for point: VisionPoint, width: Int, height: Int) -> PixelPoint {
+        PixelPoint(x: point.x * Double(width), y: (1 - point.y) * Double(height))
+    }
+
+    /// `VNNormalizedPointForImagePoint` from a top-left pixel-grid point.
+    public static func normalizedPoint(for point: PixelPoint, width: Int, height: Int) -> VisionPoint {
+        VisionPoint(x: point.x / Double(width), y: 1 - point.y / Double(height))
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import SwiftsegImage
+
+/// How well a photo's edges support a quad's sides, and the quad moved onto them. Both read the photo's colour
+/// channels (at most `maximumSide` pixels on the longer side: finer gives no better corners) across each side:
+/// at points along the side, a profile along the normal summed over three taps 1 px apart along the side (so
+/// noise counts less); the contrast at an offset is the profile's difference over ±1 px, in the channel where it
+/// is largest.
+final class EdgeSupport {
+    /// Smallest contrast across a side (levels of 0…255, over 2 px) that counts as an edge there.
+    static let threshold: Float = 6
+    /// Share of each end of a side left out (rounded corners, and where the neighbouring side's edge crosses).
+    static let endMargin = 0.08
+    /// The longer side of the copy the sides are read on.
+    static let maximumSide = 1280
+    static let step = 0.5
+
+    let width: Int, height: Int
+    /// Photo pixels per copy pixel (an integer: the copy is a box average).
+    let factor: Int
+    /// RGB(+pad) per pixel, row-major, as SIMD4 for one load per bilinear corner.
+    let pixels: UnsafeMutablePointer<SIMD4<Float>>
+    /// How far (photo px) refinement first looks on each side of a side for its edge.
+    let searchRadius: Double
+
+    init(image: Image, searchRadius: Double) {
+        factor = max(1, (max(image.width, image.height) + EdgeSupport.maximumSide - 1) / EdgeSupport.maximumSide)
+        width = image.width / factor
+        height = image.height / factor
+        self.searchRadius = searchRadius
+        pixels = .allocate(capacity: width * height)
+        let copy = BoxDownscale.shrink(image, by: factor), c = copy.channels
+        copy.pixels.withUnsafeBufferPointer { px in
+            for i in 0..<(width * height) {
+                let p = i * c
+                pixels[i] = c == 1 ? SIMD4(Float(px[p]), Float(px[p]), Float(px[p]), 0)
+                                   : SIMD4(Float(px[p]), Float(px[p + 1]), Float(px[p + 2]), 0)
+            }
+        }
+    }
+
+    deinit { pixels.deallocate() }
+
+    /// Bilinear sample at a point of the copy's pixel-edge grid, borders extended.
+    @inline(__always)
+    func sample(_ x: Double, _ y: Double) -> SIMD4<Float> {
+        let u = x - 0.5, v = y - 0.5
+        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
+        let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
+        let xa = min(max(x0, 0), width - 1), xb = min(max(x0 + 1, 0), width - 1)
+        let ya = min(max(y0, 0), height - 1), yb = min(max(y0 + 1, 0), height - 1)
+        let top = pixels[ya * width + xa] * (1 - fx) + pixels[ya * width + xb] * fx
+        let bottom = pixels[yb * width + xa] * (1 - fx) + pixels[yb * width + xb] * fx
+        return top * (1 - fy) + bottom * fy
+    }
+
+    /// The per-tap profiles across the side at `p` (copy coordinates; unit direction `d`, normal `n`): entry
+    /// [k][j] is the colour at p + (k − 1) d + (j · step − reach) n.
+    @inline(__always)
+    func profiles(_ p: PixelPoint, _ d: PixelPoint, _ n: PixelPoint, reach: Double, into out: inout [[SIMD4<Float>]]) {
+        let count = Int((2 * reach / EdgeSupport.step).rounded()) + 1
+        for k in 0..<3 {
+            if out[k].count != count { out[k] = [SIMD4<Float>](repeating: .zero, count: count) }
+            let base = p + d * Double(k - 1) - n * reach
+            for j in 0..<count {
+                let o = Double(j) * EdgeSupport.step
+                out[k][j] = sample(base.x + n.x * o, base.y + n.y * o)
+            }
+        }
+    }
+
+    /// The contrast at profile index j (offset j · step − reach): the largest channel of the tap-averaged
+    /// difference between j + 2 and j − 2 (±1 px), signed as the sum of the channels' differences (so that a
+    /// colour edge keeps one polarity when its strongest channel changes).
+    @inline(__always)
+    static func contrast(_ t: [[SIMD4<Float>]], _ j: Int) -> Float {
+        let diff = ((t[0][j + 2] - t[0][j - 2]) + (t[1][j + 2] - t[1][j - 2]) + (t[2][j + 2] - t[2][j - 2])) / 3
+        let largest = pointwiseMax(diff, -diff).max()
+        return diff[0] + diff[1] + diff[2] < 0 ? -largest : largest
+    }
+
+    /// Points along the side p0 → p1 (copy coordinates, ends left out), about every 3 px, 8 to `maximum` of them.
+    static func samples(_ p0: PixelPoint, _ p1: PixelPoint, maximum: Int) -> [PixelPoint] {
+        let length = p0.distance(to: p1)
+        let count = min(max(Int(length / 3), 8), maximum)
+        let span = 1 - 2 * endMargin
+        return (0..<count).map { i in p0 + (p1 - p0) * (endMargin + span * (Double(i) + 0.5) / Double(count)) }
+    }
+
+    func toCopy(_ q: [PixelPoint]) -> [PixelPoint] { q.map { $0 * (1 / Double(factor)) } }
+
+    /// The geometric mean over the four sides of the share of sample points with an edge within 1 px: contrast
+    /// across the side over the threshold (either polarity: a card may be brighter than the table on one part of
+    /// a side and darker on another) and at least twice the contrast along it (texture has edges in every
+    /// direction). 0 when a side has none. `samplesPerSide` caps the work (a quick look for ranking).
+    func confidence(of quad: [PixelPoint], samplesPerSide: Int = 80) -> Double {
+        let q = toCopy(quad)
+        var product = 1.0
+        var t = [[SIMD4<Float>]](repeating: [], count: 3)
+        for i in 0..<4 {
+            let p0 = q[i], p1 = q[(i + 1) % 4]
+            let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
+            let points = EdgeSupport.samples(p0, p1, maximum: samplesPerSide)
+            var supported = 0
+            for p in points {
+                profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
+                for j in 2...6 {
+                    let across = abs(EdgeSupport.contrast(t, j))
+                    guard across >= EdgeSupport.threshold else { continue }
+                    let delta = t[2][j] - t[0][j]; let along = pointwiseMax(delta, -delta).max()
+                    if across >= 2 * along { supported += 1; break }
+                }
+            }
+            product *= Double(supported) / Double(points.count)
+        }
+        return product > 0 ? product.squareRoot().squareRoot() : 0
+    }
+
+    /// The quad with each side re-fitted to the strongest edge near it (sub-pixel, least squares with outliers
+    /// trimmed) and the corners re-intersected; twice, the second time within 1.5 px.
+    func refine(_ quad: [PixelPoint]) -> [PixelPoint] {
+        var q = toCopy(quad)
+        for radius in [max(searchRadius / Double(factor), 1.5), 1.5] {
+            var sides: [(point: PixelPoint, direction: PixelPoint)] = []
+            for i in 0..<4 {
+                let p0 = q[i], p1 = q[(i + 1) % 4]
+                let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9))
+                sides.append(fitSide(p0, p1, radius: radius) ?? (p0, d))
+            }
+            var next: [PixelPoint] = []
+            for i in 0..<4 {
+                let a = sides[(i + 3) % 4], b = sides[i]
+                let denom = a.direction.cross(b.direction)
+                guard abs(denom) > 1e-6 else { return quad }
+                next.append(a.point + a.direction * ((b.point - a.point).cross(b.direction) / denom))
+            }
+            q = next
+        }
+        return q.map { $0 * Double(factor) }
+    }
+
+    /// The side p0 → p1 re-fitted to the edge points found within `radius` of it; nil when too few. The polarity
+    /// is the one most sample points show, so the fit follows one edge and not the other side of a thin line.
+    func fitSide(_ p0: PixelPoint, _ p1: PixelPoint, radius: Double) -> (point: PixelPoint, direction: PixelPoint)? {
+        let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
+        let points = EdgeSupport.samples(p0, p1, maximum: 40)
+        let reach = (radius / EdgeSupport.step).rounded() * EdgeSupport.step + 1.5
+        var t = [[SIMD4<Float>]](repeating: [], count: 3)
+        var peaks: [(offset: Double, value: Float, point: PixelPoint)] = []
+        var positive = 0
+        for p in points {
+            profiles(p, d, n, reach: reach, into: &t)
+            let last = t[0].count - 3
+            var best: Float = 0, bestJ = -1
+            var values = [Float](repeating: 0, count: t[0].count)
+            for j in 2...last {
+                values[j] = EdgeSupport.contrast(t, j)
+                if abs(values[j]) > abs(best) { best = values[j]; bestJ = j }
+            }
+            guard bestJ >= 0, abs(best) >= EdgeSupport.threshold else { continue }
+            if best > 0 { positive += 1 }
+            // Parabola through the peak and its neighbours.
+            var shift = 0.0
+            if bestJ > 2 && bestJ < last {
+                let l = abs(values[bestJ - 1]), c = abs(best), r = abs(values[bestJ + 1])
+                let curvature = l - 2 * c + r
+                if curvature < 0 { shift = Double(max(-0.5, min(0.5, (l - r) / (2 * curvature)))) }
+            }
+            let offset = (Double(bestJ) + shift) * EdgeSupport.step - reach
+            peaks.append((offset, best, p + n * offset))
+        }
+        let sign: Float = 2 * positive >= peaks.count ? 1 : -1
+        let edge = peaks.filter { $0.value * sign > 0 }.map(\.point)
+        guard edge.count >= max(5, points.count / 4), var fit = EdgeSupport.fitLine(edge) else { return nil }
+        // Once more without the points far from the first fit (text touching the edge, a corner's other side).
+        let near = edge.filter { abs(($0 - fit.point).cross(fit.direction)) <= 1.0 }
+        if near.count >= max(5, points.count / 4), let refit = EdgeSupport.fitLine(near) { fit = refit }
+        if fit.direction.dot(d) < 0 { fit.direction = fit.direction * -1 }
+        return fit
+    }
+
+    /// Orthogonal least squares: the centroid and the principal direction.
+    static func fitLine(_ points: [PixelPoint]) -> (point: PixelPoint, direction: PixelPoint)? {
+        guard points.count >= 2 else { return nil }
+        let c = points.reduce(PixelPoint(x: 0, y: 0), +) * (1 / Double(points.count))
+        var sxx = 0.0, syy = 0.0, sxy = 0.0
+        for p in points { let q = p - c; sxx += q.x * q.x; syy += q.y * q.y; sxy += q.x * q.y }
+        let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+        return (c, PixelPoint(x: cos(angle), y: sin(angle)))
+    }
+}

@@ -1,0 +1,212 @@
+import Dispatch
+import Foundation
+import Swiftseg
+
+/// `swiftseg rectangles`: documents, cards, prints and screens in photos, as Vision's `VNDetectRectanglesRequest`
+/// finds them; optionally each one cut out upright (`--extract`) and the photo with the quads drawn (`--draw`).
+enum RectanglesCommand {
+    static let spec = CommandSpec(
+        name: "rectangles",
+        summary: "Find rectangles (documents, cards, prints) and cut them out upright.",
+        usage: "swiftseg rectangles <input>… [--min-aspect <a>] [--max-aspect <b>] [--quadrature-tolerance <deg>] [--min-size <s>] [--min-confidence <c>] [--max-observations <n>] [--json] [--extract <path>] [--draw <path>] […]",
+        positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
+        options: [
+            OptionSpec(names: ["--min-aspect"], valueName: "A",
+                       help: "Smallest aspect ratio, shorter side / longer side, 0…1 (0.5)."),
+            OptionSpec(names: ["--max-aspect"], valueName: "B", help: "Largest aspect ratio, 0…1 (1)."),
+            OptionSpec(names: ["--quadrature-tolerance"], valueName: "DEG",
+                       help: "Degrees a corner may differ from 90°, 0…45 (30)."),
+            OptionSpec(names: ["--min-size"], valueName: "S",
+                       help: "Smallest longer side, as a fraction of the photo's shorter side, 0…1 (0.2)."),
+            OptionSpec(names: ["--min-confidence"], valueName: "C",
+                       help: "Drop rectangles whose confidence is below C, 0…1 (0)."),
+            OptionSpec(names: ["--max-observations"], valueName: "N",
+                       help: "How many rectangles at most, best first; 0 = all (1)."),
+            OptionSpec(names: ["--json"], valueName: nil,
+                       help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, rectangles (topLeft … bottomLeft normalized with a bottom-left\norigin, boundingBox, confidence, pixelCorners with a top-left origin),\ntimingsMs."),
+            OptionSpec(names: ["--extract"], valueName: "PATH",
+                       help: "Write each rectangle upright (perspective-corrected) to PATH (.png or .jpg);\nNAME-1.png, NAME-2.png … when there are several. Batch: a folder, files\n<name>.rect.png (<name>.rect-1.png … for several)."),
+            OptionSpec(names: ["--draw"], valueName: "PATH",
+                       help: "Write the photo with the rectangles drawn (the best in yellow, a dot on each\ntop-left corner) to PATH (.png or .jpg). Batch: a folder, files\n<name>.rectangles.png."),
+            BatchOptions.ignoreOrientation,
+            BatchOptions.maxPixels,
+            OptionSpec(names: ["--threads"], valueName: "N",
+                       help: "Batch: photos detected at the same time (default: all cores); one photo\nuses one thread."),
+            OptionSpec(names: ["--jobs"], valueName: "N", help: "Batch: photos decoded/encoded alongside detection (2)."),
+            BatchOptions.shard,
+            OptionSpec(names: ["--manifest"], valueName: "FILE",
+                       help: "Batch: append one JSON line per photo (input, status, error, rectangles\nfound, best confidence, ms)."),
+            BatchOptions.quiet,
+        ],
+        discussion: """
+            Corners are found on the photo turned upright by its EXIF orientation. Text output is one line per
+            rectangle, best first: its confidence and its corners in pixels (top-left origin; x right, y down),
+            top-left, top-right, bottom-right, bottom-left as the photo is displayed. The confidence (0…1) is how
+            much of the four sides the photo's edges support, weighted toward larger quads (a fully supported
+            quad scores 0.7 when tiny, 1 when as large as the photo's shorter side).
+
+            Several inputs or a folder run as a batch: one block of lines (or one JSON line) per photo as it
+            finishes; a bad photo is reported and skipped, and the exit status is 1 if any failed. Batch
+            outputs are rewritten on every run.
+
+            EXAMPLES:
+              swiftseg rectangles page.jpg
+              swiftseg rectangles card.jpg --min-aspect 0.6 --max-aspect 0.75 --extract card.png
+              swiftseg rectangles desk.jpg --max-observations 0 --draw found.png --json
+              swiftseg rectangles ~/Scans --extract pages/ --quiet --json > rectangles.jsonl
+            """)
+
+    struct Options {
+        var inputs: [String]
+        var isBatch: Bool
+        var request = DetectRectanglesRequest()
+        var json: Bool
+        var extract: String?
+        var draw: String?
+        var batch: BatchOptions.Settings
+
+        init(_ args: ParsedArguments) throws {
+            (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "rectangles")
+            func number(_ name: String, _ range: ClosedRange<Double>, _ value: inout Double) throws {
+                guard let text = args.value(name) else { return }
+                guard let v = Double(text), v.isFinite else {
+                    throw CLIError.usage("\(name) expects a number, got '\(text)'")
+                }
+                guard range.contains(v) else {
+                    throw CLIError.usage("\(name) must be in \(Int(range.lowerBound))…\(Int(range.upperBound)), got \(text)")
+                }
+                value = v
+            }
+            try number("--min-aspect", 0...1, &request.minimumAspectRatio)
+            try number("--max-aspect", 0...1, &request.maximumAspectRatio)
+            try number("--quadrature-tolerance", 0...45, &request.quadratureTolerance)
+            try number("--min-size", 0...1, &request.minimumSize)
+            try number("--min-confidence", 0...1, &request.minimumConfidence)
+            if let text = args.value("--max-observations") {
+                guard let n = Int(text), n >= 0 else {
+                    throw CLIError.usage("--max-observations expects 0 (all) or a positive integer, got '\(text)'")
+                }
+                request.maximumObservations = n
+            }
+            do { try request.validate() } catch { throw CLIError.usage("\(error)") }
+            json = args.has("--json")
+            extract = args.value("--extract")
+            draw = args.value("--draw")
+            for (flag, path) in [("--extract", extract), ("--draw", draw)] {
+                guard let path else { continue }
+                if path == "-" { throw CLIError.usage("\(flag) writes files; give a path") }
+                if !isBatch && ImageFormat(path: path) == nil {
+                    throw CLIError.usage("\(flag) \(path): name a .png or .jpg file")
+                }
+            }
+            let threads = try args.positiveInt("--threads", default: ProcessInfoCores.count)
+            batch = try BatchOptions.Settings(args, threads: threads, concurrent: threads)
+            if !isBatch { try BatchOptions.refuseBatchFlags(args, also: [("--threads", args.value("--threads") != nil)]) }
+        }
+    }
+
+    static func run(_ args: ParsedArguments) throws {
+        let options = try Options(args)
+        do {
+            if options.isBatch { try runBatch(options) } else { try runSingle(options) }
+        } catch let error as CLIError {
+            throw error
+        } catch {
+            throw CLIError.failure(SwiftsegError(error).message)
+        }
+    }
+
+    static func runSingle(_ options: Options) throws {
+        let input = options.inputs[0]
+        for path in [options.extract, options.draw].compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let photo = try InferCommand.readImage(input, options: options.batch.decoding)
+        let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        let result = try RectanglesPipeline.detect(photo, request: options.request, decodeMs: decodeMs)
+        var files: [(path: String, bytes: [UInt8])] = []
+        if let extract = options.extract {
+            let crops = result.extracts(from: photo)
+            for (path, crop) in zip(RectanglesPipeline.extractPaths(extract, count: crops.count), crops) {
+                files.append((path, try crop.encoded(as: ImageFormat(path: path)!)))
+            }
+            if crops.isEmpty { FileHandle.standardError.write(Data("swiftseg: no rectangle found in \(input); nothing extracted\n".utf8)) }
+        }
+        if let draw = options.draw { files.append((draw, try result.drawn(on: photo).encoded(as: ImageFormat(path: draw)!))) }
+        try AtomicFile.write(files)  // all or none
+        print(try text(result, input: input == "-" ? nil : input, options: options, header: false), terminator: "")
+    }
+
+    /// One photo's output: `(0.97) (x, y) (x, y) (x, y) (x, y)` lines (under the file's name in a batch), or its
+    /// JSON object.
+    static func text(_ result: RectanglesResult, input: String?, options: Options, header: Bool) throws -> String {
+        if options.json {
+            return String(decoding: try result.report(input: input).jsonData(pretty: !options.isBatch), as: UTF8.self)
+        }
+        let indent = header ? "  " : ""
+        var lines = result.observations.map { o -> String in
+            let q = o.pixelCorners(width: result.width, height: result.height)
+            return indent + String(format: "(%.2f) ", o.confidence)
+                + "topLeft \(q.topLeft) topRight \(q.topRight) bottomRight \(q.bottomRight) bottomLeft \(q.bottomLeft)"
+        }
+        if lines.isEmpty { lines = [indent + "no rectangles"] }
+        return ((header ? ["\(input ?? "standard input"):"] : []) + lines).joined(separator: "\n") + "\n"
+    }
+
+    /// The value a batch photo carries from detection to encoding: the result and, with --draw, the drawing.
+    struct Detected: Sendable {
+        let result: RectanglesResult
+        let drawn: Image?
+        let crops: [Image]
+    }
+
+    static func runBatch(_ options: Options) throws {
+        var inputs = try BatchInputs.collect(options.inputs)
+        if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
+        let fm = FileManager.default
+        for folder in [options.extract, options.draw].compactMap({ $0 }) {
+            do { try fm.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+            catch { throw CLIError.failure("\(folder): cannot create the output folder") }
+        }
+        let drawPaths = options.draw.map { BatchInputs.outputPaths(for: inputs, in: $0, suffix: "rectangles", fileExtension: "png") }
+        let extractBases = options.extract.map { BatchInputs.outputPaths(for: inputs, in: $0, suffix: "rect", fileExtension: "png") }
+        let items = inputs.enumerated().map { BatchRunner.Item(input: $1, output: drawPaths?[$0]) }
+        let extractBase = Dictionary(zip(inputs.map(\.path), extractBases ?? []), uniquingKeysWith: { a, _ in a })
+        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
+        let progress = BatchProgress<Detected>(total: items.count, quiet: options.batch.quiet) { result in
+            let found = result.value?.result.observations ?? []
+            return "(\(Int(result.milliseconds)) ms, \(found.count) found\(found.first.map { String(format: ", best %.2f", $0.confidence) } ?? ""))"
+        }
+        let request = options.request
+        let wantsDrawing = options.draw != nil, wantsCrops = options.extract != nil
+        BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: true,
+                    decoding: options.batch.decoding).run(
+            items,
+            process: { photo, _ in
+                let result = try RectanglesPipeline.detect(photo, request: request)
+                return Detected(result: result, drawn: wantsDrawing ? result.drawn(on: photo) : nil,
+                                crops: wantsCrops ? result.extracts(from: photo) : [])
+            },
+            files: { detected, item in
+                var files: [(path: String, bytes: [UInt8])] = []
+                if let base = extractBase[item.input.path] {
+                    for (path, crop) in zip(RectanglesPipeline.extractPaths(base, count: detected.crops.count), detected.crops) {
+                        files.append((path, try crop.pngData()))
+                    }
+                }
+                if let output = item.output, let drawn = detected.drawn { files.append((output, try drawn.pngData())) }
+                return files
+            },
+            report: { result in
+                let found = result.value?.result.observations ?? []
+                manifest?.append(result.manifestLine(["rectangles": result.value == nil ? NSNull() : found.count,
+                                                      "confidence": found.first?.confidence ?? NSNull()]))
+                if let value = result.value,
+                   let out = try? text(value.result, input: result.item.input.path, options: options, header: true) {
+                    FileHandle.standardOutput.write(Data(out.utf8))
+                }
+                progress.record(result)
+            })
+        progress.finish()
+        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(items.count) photos failed") }
+    }
+}

@@ -1,0 +1,450 @@
+import Foundation
+
+/// A straight edge found in an image: from `start` to `end` (pixel-edge coordinates of the image it was found in,
+/// top-left origin), with the **brighter side on the left** when walking from start to end on screen.
+public struct LineSegment: Sendable, Equatable {
+    public var start: PixelPoint
+    public var end: PixelPoint
+    /// Width of the rectangle of aligned pixels, in the same pixels.
+    public var width: Double
+    /// −log10 of the number of false alarms: how unlikely the alignment is by chance (> 0 is meaningful).
+    public var significance: Double
+
+    public init(start: PixelPoint, end: PixelPoint, width: Double, significance: Double) {
+        self.start = start; self.end = end; self.width = width; self.significance = significance
+    }
+
+    public var length: Double { start.distance(to: end) }
+    /// The unit vector from start to end.
+    public var direction: PixelPoint { (end - start) * (1 / max(length, 1e-12)) }
+}
+
+/// A line-segment detector after von Gioi, Jakubowicz, Morel and Randall, "LSD: a Line Segment Detector" (IPOL
+/// 2012), written from the paper: Gaussian subsampling; 2 × 2 gradients; pixels whose gradient is too weak to
+/// trust (quantisation error q = 2 gray levels) dropped; seeds taken in decreasing gradient order; regions grown
+/// over 8-neighbours whose level-line angle is within τ of the region's; each region approximated by the
+/// rectangle of its inertia; a rectangle kept when its number of false alarms under the a-contrario model (each
+/// pixel aligned with probability τ / π, independently) is below ε = 1, after trying finer precisions and thinner
+/// rectangles; regions too sparse for their rectangle regrown with half the tolerance.
+///
+/// ```swift
+/// let segments = LineSegmentDetector().detect(GrayPlane(luminanceOf: photo))
+/// let colour = LineSegmentDetector().detect(planes: GrayPlane.channels(of: photo))   // edges between hues too
+/// ```
+public struct LineSegmentDetector: Sendable {
+    /// Subsampling factor before the gradient (the paper's 0.8 removes staircase aliasing).
+    public var scale: Double = 0.8
+    /// Gaussian σ of the subsampling, per unit of 1 / scale.
+    public var sigmaScale: Double = 0.6
+    /// Gray-level quantisation error q: gradients under q / sin τ are ignored.
+    public var quantization: Double = 2
+    /// Angle tolerance τ, radians.
+    public var angleTolerance: Double = 22.5 * Double.pi / 180
+    /// log10 of ε, the largest number of false alarms accepted.
+    public var logEpsilon: Double = 0
+    /// Smallest share of a rectangle's area its region must fill.
+    public var densityThreshold: Double = 0.7
+    /// Number of gradient bins for the pseudo-ordering of seeds.
+    public var bins = 1024
+
+    public init() {}
+
+    public func detect(_ plane: GrayPlane) -> [LineSegment] { detect(planes: [plane]) }
+
+    /// Segments in several planes of one image (the colour channels, say): at each pixel the gradient of the
+    /// plane where it is strongest, so an edge between two colours of equal brightness is still an edge.
+    public func detect(planes: [GrayPlane]) -> [LineSegment] {
+        precondition(!planes.isEmpty && planes.allSatisfy { $0.width == planes[0].width && $0.height == planes[0].height },
+                     "planes of one size")
+        let scaled = scale == 1 ? planes : planes.map {
+            LineSegmentDetector.gaussianSubsample($0, scale: scale, sigmaScale: sigmaScale)
+        }
+        var state = State(planes: scaled, detector: self)
+        let sx = Double(planes[0].width) / Double(scaled[0].width), sy = Double(planes[0].height) / Double(scaled[0].height)
+        // Grid point (x, y) is the 2 × 2 gradient at (x + 1, y + 1) in pixel-edge coordinates; back to the input.
+        return state.run().map { s in
+            LineSegment(start: PixelPoint(x: (s.start.x + 1) * sx, y: (s.start.y + 1) * sy),
+                        end: PixelPoint(x: (s.end.x + 1) * sx, y: (s.end.y + 1) * sy),
+                        width: s.width * (sx + sy) / 2, significance: s.significance)
+        }
+    }
+
+    /// Resampling by `scale` (< 1) with a Gaussian of σ = sigmaScale / scale input pixels, separable.
+    public static func gaussianSubsample(_ plane: GrayPlane, scale: Double, sigmaScale: Double) -> GrayPlane {
+        let outW = max(1, Int((Double(plane.width) * scale).rounded(.up)))
+        let outH = max(1, Int((Double(plane.height) * scale).rounded(.up)))
+        let sigma = scale < 1 ? sigmaScale / scale : sigmaScale
+        let radius = Int((sigma * (2 * 3 * log(10.0)).squareRoot()).rounded(.up))
+        let taps = 2 * radius + 1
+        func weights(outSize: Int, inSize: Int) -> (first: [Int], w: [Float]) {
+            var first = [Int](repeating: 0, count: outSize), w = [Float](repeating: 0, count: outSize * taps)
+            let step = Double(inSize) / Double(outSize)
+            for o in 0..<outSize {
+                let center = (Double(o) + 0.5) * step - 0.5   // in input pixel-centre coordinates
+                let c = Int(center.rounded(.down))
+                first[o] = c - radius
+                var sum = 0.0
+                for t in 0..<taps {
+                    let d = Double(c - radius + t) - center
+                    let g = exp(-d * d / (2 * sigma * sigma))
+                    w[o * taps + t] = Float(g); sum += g
+                }
+                for t in 0..<taps { w[o * taps + t] /= Float(sum) }
+            }
+            return (first, w)
+        }
+        let (fx, wx) = weights(outSize: outW, inSize: plane.width)
+        let (fy, wy) = weights(outSize: outH, inSize: plane.height)
+        let inW = plane.width, inH = plane.height
+        var mid = [Float](repeating: 0, count: outW * inH)
+        plane.values.withUnsafeBufferPointer { src in
+            mid.withUnsafeMutableBufferPointer { m in
+                fx.withUnsafeBufferPointer { first in
+                    wx.withUnsafeBufferPointer { weight in
+                        for y in 0..<inH {
+                            let row = src.baseAddress! + y * inW
+                            for o in 0..<outW {
+                                var acc: Float = 0
+                                let f = first[o], w = weight.baseAddress! + o * taps
+                                if f >= 0 && f + taps <= inW {
+                                    for t in 0..<taps { acc += w[t] * row[f + t] }
+                                } else {
+                                    for t in 0..<taps { acc += w[t] * row[min(max(f + t, 0), inW - 1)] }  // edges extended
+                                }
+                                m[y * outW + o] = acc
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var out = [Float](repeating: 0, count: outW * outH)
+        mid.withUnsafeBufferPointer { m in
+            out.withUnsafeMutableBufferPointer { dst in
+                for o in 0..<outH {
+                    for t in 0..<taps {
+                        let y = min(max(fy[o] + t, 0), inH - 1)
+                        let w = wy[o * taps + t]
+                        let srcRow = m.baseAddress! + y * outW, dstRow = dst.baseAddress! + o * outW
+                        for x in 0..<outW { dstRow[x] += w * srcRow[x] }
+                    }
+                }
+            }
+        }
+        return GrayPlane(width: outW, height: outH, values: out)
+    }
+}
+
+extension LineSegmentDetector {
+    /// The rectangle approximating a region, in gradient-grid coordinates.
+    struct Rect {
+        var start: PixelPoint, end: PixelPoint
+        var center: PixelPoint
+        var direction: PixelPoint      // unit, along the level lines
+        var angle: Double
+        var width: Double
+        var precision: Double          // angle tolerance, radians
+        var probability: Double        // of a pixel being aligned by chance
+
+        var length: Double { start.distance(to: end) }
+    }
+
+    /// Working arrays of one detection: gradient angle and magnitude per grid point, and each point's status.
+    struct State {
+        static let unused: UInt8 = 0, used: UInt8 = 1, undefined: UInt8 = 2
+        let width: Int, height: Int
+        let detector: LineSegmentDetector
+        /// The unit level-line vector (cos θ, sin θ) of each grid point: alignment is a dot product, no trigonometry.
+        var cosines: [Float]
+        var sines: [Float]
+        var magnitudes: [Float]
+        var status: [UInt8]
+        var region: [Int32] = []
+        let logNT: Double
+
+        init(planes: [GrayPlane], detector: LineSegmentDetector) {
+            width = planes[0].width; height = planes[0].height
+            self.detector = detector
+            let n = width * height
+            cosines = [Float](repeating: 0, count: n)
+            sines = [Float](repeating: 0, count: n)
+            magnitudes = [Float](repeating: 0, count: n)
+            status = [UInt8](repeating: State.undefined, count: n)
+            logNT = 5 * (log10(Double(width)) + log10(Double(height))) / 2 + log10(11.0)
+            let threshold = Float(detector.quantization / sin(detector.angleTolerance))
+            let w = width
+            var gxs = [Float](repeating: 0, count: n), gys = [Float](repeating: 0, count: n)
+            // The sum of the planes' gradients fixes each pixel's sign: a teal card on gray gravel is darker in red
+            // and brighter in blue, and the strongest channel must not flip the direction from pixel to pixel.
+            var sumX = [Float](repeating: 0, count: n), sumY = [Float](repeating: 0, count: n)
+            for plane in planes where planes.count > 1 {
+                plane.values.withUnsafeBufferPointer { img in
+                    for y in 0..<max(height - 1, 0) {
+                        for x in 0..<(w - 1) {
+                            let i = y * w + x
+                            let com1 = img[i + w + 1] - img[i], com2 = img[i + 1] - img[i + w]
+                            sumX[i] += com1 + com2; sumY[i] += com1 - com2
+                        }
+                    }
+                }
+            }
+            for plane in planes {
+                plane.values.withUnsafeBufferPointer { img in
+                    magnitudes.withUnsafeMutableBufferPointer { mag in
+                        for y in 0..<max(height - 1, 0) {
+                            for x in 0..<(w - 1) {
+                                let i = y * w + x
+                                let com1 = img[i + w + 1] - img[i], com2 = img[i + 1] - img[i + w]
+                                let gx = com1 + com2, gy = com1 - com2
+                                let m = ((gx * gx + gy * gy) / 4).squareRoot()
+                                if m > mag[i] {
+                                    let flip = gx * sumX[i] + gy * sumY[i] < 0
+                                    mag[i] = m; gxs[i] = flip ? -gx : gx; gys[i] = flip ? -gy : gy
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for i in 0..<n where magnitudes[i] > threshold {
+                // θ = atan2(gx, −gy): the level line is the gradient turned a quarter turn.
+                let r = (gxs[i] * gxs[i] + gys[i] * gys[i]).squareRoot()
+                cosines[i] = -gys[i] / r
+                sines[i] = gxs[i] / r
+                status[i] = State.unused
+            }
+        }
+
+        /// Grid points in decreasing gradient order (a counting sort into `bins` levels).
+        func seeds() -> [Int32] {
+            var maxMag: Float = 0
+            for (i, m) in magnitudes.enumerated() where status[i] == State.unused { maxMag = max(maxMag, m) }
+            guard maxMag > 0 else { return [] }
+            let bins = detector.bins
+            var counts = [Int](repeating: 0, count: bins + 1)
+            let k = Float(bins - 1) / maxMag
+            for (i, m) in magnitudes.enumerated() where status[i] == State.unused { counts[bins - 1 - Int(m * k)] += 1 }
+            var offset = 0
+            for b in 0..<bins { let c = counts[b]; counts[b] = offset; offset += c }
+            var order = [Int32](repeating: 0, count: offset)
+            for (i, m) in magnitudes.enumerated() where status[i] == State.unused {
+                let b = bins - 1 - Int(m * k)
+                order[counts[b]] = Int32(i); counts[b] += 1
+            }
+            return order
+        }
+
+        mutating func run() -> [LineSegment] {
+            let tau = detector.angleTolerance
+            let p = tau / Double.pi
+            let minRegionSize = Int((-logNT / log10(p)).rounded(.down))
+            var out: [LineSegment] = []
+            for seed in seeds() where status[Int(seed)] == State.unused {
+                growRegion(from: Int(seed), tolerance: tau)
+                if region.count < minRegionSize { continue }
+                guard var rect = rectangle(tolerance: tau, probability: p) else { continue }
+                if !dense(rect) {
+                    // Too sparse for its rectangle (an edge grown into texture, two edges joined at a corner): regrow
+                    // with the tolerance the points near the seed show (twice their angles' deviation), then shrink
+                    // the region around its seed until it is dense enough.
+                    let tolerance = seedTolerance(seed: Int(seed), rect: rect)
+                    for i in region { status[Int(i)] = State.unused }
+                    growRegion(from: Int(seed), tolerance: tolerance)
+                    guard let tighter = shrinkUntilDense(seed: Int(seed), tolerance: tolerance, probability: tolerance / Double.pi,
+                                                         minimumSize: minRegionSize) else { continue }
+                    rect = tighter
+                }
+                let (best, significance) = improve(rect)
+                guard significance > detector.logEpsilon else { continue }
+                out.append(LineSegment(start: best.start, end: best.end, width: best.width, significance: significance))
+            }
+            return out
+        }
+
+        /// Grows `region` from `seed` over unused 8-neighbours aligned with the running mean direction.
+        mutating func growRegion(from seed: Int, tolerance: Double) {
+            region.removeAll(keepingCapacity: true)
+            region.append(Int32(seed))
+            status[seed] = State.used
+            var sumX = cosines[seed], sumY = sines[seed]
+            var cx = sumX, cy = sumY
+            let minimumDot = Float(cos(tolerance))
+            let w = width, h = height
+            var next = 0
+            cosines.withUnsafeBufferPointer { cosines in
+                sines.withUnsafeBufferPointer { sines in
+                    status.withUnsafeMutableBufferPointer { status in
+                        while next < region.count {
+                            let i = Int(region[next]); next += 1
+                            let x = i % w, y = i / w
+                            for yy in max(y - 1, 0)...min(y + 1, h - 1) {
+                                for xx in max(x - 1, 0)...min(x + 1, w - 1) {
+                                    let j = yy * w + xx
+                                    if status[j] != State.unused || cosines[j] * cx + sines[j] * cy < minimumDot { continue }
+                                    status[j] = State.used
+                                    region.append(Int32(j))
+                                    sumX += cosines[j]; sumY += sines[j]
+                                    let norm = 1 / max((sumX * sumX + sumY * sumY).squareRoot(), 1e-12)
+                                    cx = sumX * norm; cy = sumY * norm
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// The rectangle of the region's gradient-weighted inertia, oriented along the region's level lines.
+        func rectangle(tolerance: Double, probability: Double) -> Rect? {
+            var sw = 0.0, sx = 0.0, sy = 0.0, sumCos = 0.0, sumSin = 0.0
+            for r in region {
+                let i = Int(r), m = Double(magnitudes[i])
+                sw += m; sx += m * Double(i % width); sy += m * Double(i / width)
+                sumCos += Double(cosines[i]); sumSin += Double(sines[i])
+            }
+            guard sw > 0 else { return nil }
+            let cx = sx / sw, cy = sy / sw
+            var sxx = 0.0, syy = 0.0, sxy = 0.0
+            for r in region {
+                let i = Int(r), m = Double(magnitudes[i])
+                let dx = Double(i % width) - cx, dy = Double(i / width) - cy
+                sxx += m * dx * dx; syy += m * dy * dy; sxy += m * dx * dy
+            }
+            var theta = 0.5 * atan2(2 * sxy, sxx - syy)
+            if cos(theta) * sumCos + sin(theta) * sumSin < 0 { theta += Double.pi }   // along the level lines
+            let d = PixelPoint(x: cos(theta), y: sin(theta)), n = PixelPoint(x: -d.y, y: d.x)
+            var lMin = 0.0, lMax = 0.0, wMin = 0.0, wMax = 0.0
+            for r in region {
+                let i = Int(r)
+                let q = PixelPoint(x: Double(i % width) - cx, y: Double(i / width) - cy)
+                let l = q.dot(d), w = q.dot(n)
+                lMin = min(lMin, l); lMax = max(lMax, l); wMin = min(wMin, w); wMax = max(wMax, w)
+            }
+            let c = PixelPoint(x: cx, y: cy) + n * ((wMin + wMax) / 2)
+            return Rect(start: c + d * lMin, end: c + d * lMax, center: c, direction: d, angle: theta,
+                        width: max(wMax - wMin, 1), precision: tolerance, probability: probability)
+        }
+
+        /// The angle tolerance for regrowing a sparse region: twice the deviation of the level-line angles of its
+        /// points within the rectangle's width of the seed, from their mean.
+        func seedTolerance(seed: Int, rect: Rect) -> Double {
+            let sx = Double(seed % width), sy = Double(seed / width)
+            var sum = 0.0, sum2 = 0.0, count = 0.0
+            let theta = Double(atan2f(sines[seed], cosines[seed]))
+            for r in region {
+                let i = Int(r)
+                let dx = Double(i % width) - sx, dy = Double(i / width) - sy
+                guard (dx * dx + dy * dy).squareRoot() < rect.width else { continue }
+                var a = Double(atan2f(sines[i], cosines[i])) - theta
+                while a <= -Double.pi { a += 2 * Double.pi }
+                while a > Double.pi { a -= 2 * Double.pi }
+                sum += a; sum2 += a * a; count += 1
+            }
+            guard count > 1 else { return detector.angleTolerance / 2 }
+            let mean = sum / count
+            return min(max(2 * (sum2 / count - mean * mean).squareRoot(), 2 * Double.pi / 180), detector.angleTolerance)
+        }
+
+        /// The paper's region-radius reduction: drop the points farthest from the seed (radius × 0.75 each time)
+        /// until the rectangle is dense enough; the dropped points are free for later seeds.
+        mutating func shrinkUntilDense(seed: Int, tolerance: Double, probability: Double, minimumSize: Int) -> Rect? {
+            let sx = Double(seed % width), sy = Double(seed / width)
+            while region.count >= max(minimumSize, 2) {
+                guard let rect = rectangle(tolerance: tolerance, probability: probability) else { return nil }
+                if dense(rect) { return rect }
+                var radius = 0.0
+                for r in region {
+                    let dx = Double(Int(r) % width) - sx, dy = Double(Int(r) / width) - sy
+                    radius = max(radius, (dx * dx + dy * dy).squareRoot())
+                }
+                let limit = radius * 0.75
+                region.removeAll { r in
+                    let dx = Double(Int(r) % width) - sx, dy = Double(Int(r) / width) - sy
+                    let far = (dx * dx + dy * dy).squareRoot() > limit
+                    if far { status[Int(r)] = State.unused }
+                    return far
+                }
+            }
+            return nil
+        }
+
+        func dense(_ rect: Rect) -> Bool {
+            Double(region.count) / max(rect.length * rect.width, 1) >= detector.densityThreshold
+        }
+
+        /// Grid points inside the rectangle, and how many of them are aligned with it.
+        func alignment(_ rect: Rect) -> (points: Int, aligned: Int) {
+            let n = PixelPoint(x: -rect.direction.y, y: rect.direction.x) * (rect.width / 2)
+            let corners = [rect.start - n, rect.end - n, rect.end + n, rect.start + n]
+            let y0 = max(Int(corners.map(\.y).min()!.rounded(.up)), 0)
+            let y1 = min(Int(corners.map(\.y).max()!.rounded(.down)), height - 1)
+            guard y0 <= y1 else { return (0, 0) }
+            let dx = Float(cos(rect.angle)), dy = Float(sin(rect.angle)), minimumDot = Float(cos(rect.precision))
+            var points = 0, aligned = 0
+            for y in y0...y1 {
+                // The row's span inside the convex quad: the extreme crossings of its four edges.
+                let fy = Double(y)
+                var xMin = Double.infinity, xMax = -Double.infinity
+                for e in 0..<4 {
+                    let a = corners[e], b = corners[(e + 1) % 4]
+                    if (a.y <= fy && fy <= b.y) || (b.y <= fy && fy <= a.y) {
+                        let x = a.y == b.y ? min(a.x, b.x) : a.x + (fy - a.y) / (b.y - a.y) * (b.x - a.x)
+                        let x2 = a.y == b.y ? max(a.x, b.x) : x
+                        xMin = min(xMin, x); xMax = max(xMax, x2)
+                    }
+                }
+                guard xMin <= xMax else { continue }
+                let x0 = max(Int(xMin.rounded(.up)), 0), x1 = min(Int(xMax.rounded(.down)), width - 1)
+                guard x0 <= x1 else { continue }
+                points += x1 - x0 + 1
+                for x in x0...x1 {
+                    let i = y * width + x
+                    if status[i] != State.undefined && cosines[i] * dx + sines[i] * dy >= minimumDot { aligned += 1 }
+                }
+            }
+            return (points, aligned)
+        }
+
+        /// −log10(NFA) of the rectangle: the binomial tail of its aligned points, times the number of tests.
+        func significance(_ rect: Rect) -> Double {
+            let (n, k) = alignment(rect)
+            return State.significance(points: n, aligned: k, probability: rect.probability, logNT: logNT)
+        }
+
+        static func significance(points n: Int, aligned k: Int, probability p: Double, logNT: Double) -> Double {
+            if n == 0 || k == 0 || Double(k) <= Double(n) * p { return -logNT }
+            if n == k { return -logNT - Double(n) * log10(p) }
+            let nd = Double(n), kd = Double(k)
+            let logFirst = lgamma(nd + 1) - lgamma(kd + 1) - lgamma(nd - kd + 1) + kd * log(p) + (nd - kd) * log(1 - p)
+            // The tail's later terms relative to the first; they fall off fast since k > n p here.
+            var term = 1.0, sum = 1.0
+            var i = k + 1
+            while i <= n {
+                term *= (nd - Double(i) + 1) / Double(i) * p / (1 - p)
+                sum += term
+                if term < sum * 1e-12 { break }
+                i += 1
+            }
+            return -(logFirst / log(10.0) + log10(sum)) - logNT
+        }
+
+        /// The paper's rectangle improvement: finer precisions, then thinner rectangles, keeping the most significant.
+        func improve(_ rect: Rect) -> (Rect, Double) {
+            var best = rect, bestSig = significance(rect)
+            if bestSig > detector.logEpsilon { return (best, bestSig) }
+            var r = rect
+            for _ in 0..<5 {
+                r.probability /= 2; r.precision = r.probability * Double.pi
+                let s = significance(r)
+                if s > bestSig { best = r; bestSig = s }
+            }
+            r = best
+            for _ in 0..<5 where r.width - 0.5 >= 0.5 {
+                r.width -= 0.5
+                let s = significance(r)
+                if s > bestSig { best = r; bestSig = s }
+            }
+            return (best, bestSig)
+        }
+    }
+}
