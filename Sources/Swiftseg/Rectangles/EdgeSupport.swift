@@ -20,6 +20,8 @@ final class EdgeSupport {
     let factor: Int
     /// RGB(+pad) per pixel, row-major, as SIMD4 for one load per bilinear corner.
     let pixels: UnsafeMutablePointer<SIMD4<Float>>
+    /// Room for one point's profiles (`Profiles`): the support is used by one thread, one side at a time.
+    let scratch: UnsafeMutablePointer<SIMD4<Float>>
     /// How far (photo px) refinement first looks on each side of a side for its edge.
     let searchRadius: Double
 
@@ -29,6 +31,7 @@ final class EdgeSupport {
         height = image.height / factor
         self.searchRadius = searchRadius
         pixels = .allocate(capacity: width * height)
+        scratch = .allocate(capacity: 3 * EdgeSupport.maximumProfile)
         let copy = BoxDownscale.shrink(image, by: factor), c = copy.channels
         copy.pixels.withUnsafeBufferPointer { px in
             for i in 0..<(width * height) {
@@ -39,7 +42,7 @@ final class EdgeSupport {
         }
     }
 
-    deinit { pixels.deallocate() }
+    deinit { pixels.deallocate(); scratch.deallocate() }
 
     /// Bilinear sample at a point of the copy's pixel-edge grid, borders extended.
     @inline(__always)
@@ -54,17 +57,27 @@ final class EdgeSupport {
         return top * (1 - fy) + bottom * fy
     }
 
-    /// The per-tap profiles across the side at `p` (copy coordinates; unit direction `d`, normal `n`): entry
-    /// [k][j] is the colour at p + (k − 1) d + (j · step − reach) n.
+    /// Three profiles across a side (one per tap), `count` colours each, in the support's scratch memory.
+    struct Profiles {
+        let base: UnsafeMutablePointer<SIMD4<Float>>
+        var count = 0
+        @inline(__always) subscript(_ k: Int, _ j: Int) -> SIMD4<Float> { base[k * count + j] }
+    }
+
+    /// The longest profile (entries): a search radius of 30 px.
+    static let maximumProfile = Int(2 * 31.5 / step) + 1
+
+    /// Fills `t` with the per-tap profiles across the side at `p` (copy coordinates; unit direction `d`, normal
+    /// `n`): entry (k, j) is the colour at p + (k − 1) d + (j · step − reach) n.
     @inline(__always)
-    func profiles(_ p: PixelPoint, _ d: PixelPoint, _ n: PixelPoint, reach: Double, into out: inout [[SIMD4<Float>]]) {
-        let count = Int((2 * reach / EdgeSupport.step).rounded()) + 1
+    func profiles(_ p: PixelPoint, _ d: PixelPoint, _ n: PixelPoint, reach: Double, into t: inout Profiles) {
+        let count = min(Int((2 * reach / EdgeSupport.step).rounded()) + 1, EdgeSupport.maximumProfile)
+        t.count = count
         for k in 0..<3 {
-            if out[k].count != count { out[k] = [SIMD4<Float>](repeating: .zero, count: count) }
             let base = p + d * Double(k - 1) - n * reach
             for j in 0..<count {
                 let o = Double(j) * EdgeSupport.step
-                out[k][j] = sample(base.x + n.x * o, base.y + n.y * o)
+                t.base[k * count + j] = sample(base.x + n.x * o, base.y + n.y * o)
             }
         }
     }
@@ -73,8 +86,8 @@ final class EdgeSupport {
     /// difference between j + 2 and j − 2 (±1 px), signed as the sum of the channels' differences (so that a
     /// colour edge keeps one polarity when its strongest channel changes).
     @inline(__always)
-    static func contrast(_ t: [[SIMD4<Float>]], _ j: Int) -> Float {
-        let diff = ((t[0][j + 2] - t[0][j - 2]) + (t[1][j + 2] - t[1][j - 2]) + (t[2][j + 2] - t[2][j - 2])) / 3
+    static func contrast(_ t: Profiles, _ j: Int) -> Float {
+        let diff = ((t[0, j + 2] - t[0, j - 2]) + (t[1, j + 2] - t[1, j - 2]) + (t[2, j + 2] - t[2, j - 2])) / 3
         let largest = pointwiseMax(diff, -diff).max()
         return diff[0] + diff[1] + diff[2] < 0 ? -largest : largest
     }
@@ -96,7 +109,7 @@ final class EdgeSupport {
     func confidence(of quad: [PixelPoint], samplesPerSide: Int = 80) -> Double {
         let q = toCopy(quad)
         var product = 1.0
-        var t = [[SIMD4<Float>]](repeating: [], count: 3)
+        var t = Profiles(base: scratch)
         for i in 0..<4 {
             let p0 = q[i], p1 = q[(i + 1) % 4]
             let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
@@ -107,7 +120,7 @@ final class EdgeSupport {
                 for j in 2...6 {
                     let across = abs(EdgeSupport.contrast(t, j))
                     guard across >= EdgeSupport.threshold else { continue }
-                    let delta = t[2][j] - t[0][j]; let along = pointwiseMax(delta, -delta).max()
+                    let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
                     if across >= 2 * along { supported += 1; break }
                 }
             }
@@ -144,15 +157,15 @@ final class EdgeSupport {
     func fitSide(_ p0: PixelPoint, _ p1: PixelPoint, radius: Double) -> (point: PixelPoint, direction: PixelPoint)? {
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: 40)
-        let reach = (radius / EdgeSupport.step).rounded() * EdgeSupport.step + 1.5
-        var t = [[SIMD4<Float>]](repeating: [], count: 3)
+        let reach = (min(radius, 30) / EdgeSupport.step).rounded() * EdgeSupport.step + 1.5
+        var t = Profiles(base: scratch)
         var peaks: [(offset: Double, value: Float, point: PixelPoint)] = []
+        var values = [Float](repeating: 0, count: EdgeSupport.maximumProfile)
         var positive = 0
         for p in points {
             profiles(p, d, n, reach: reach, into: &t)
-            let last = t[0].count - 3
+            let last = t.count - 3
             var best: Float = 0, bestJ = -1
-            var values = [Float](repeating: 0, count: t[0].count)
             for j in 2...last {
                 values[j] = EdgeSupport.contrast(t, j)
                 if abs(values[j]) > abs(best) { best = values[j]; bestJ = j }

@@ -23,7 +23,7 @@ struct RectangleDetector {
     static let detectionSide = 400.0
     /// Lines kept for pairing (the longest by support), candidates looked at (the best by segment coverage) and
     /// refined (the best by a quick look at their sides).
-    static let maximumCandidates = 150
+    static let maximumCandidates = 120
     static let maximumLines = 100
     static let maximumRefined = 8
     /// Opposite sides of a rectangle in strong perspective converge; this is how far.
@@ -38,7 +38,7 @@ struct RectangleDetector {
         var lsd = LineSegmentDetector()
         lsd.scale = min(0.8, RectangleDetector.detectionSide / Double(max(small.width, small.height)))
         let s = Double(shrink)
-        let segments = lsd.detect(planes: GrayPlane.channels(of: small)).map {
+        let segments = lsd.detect(image: small).map {
             LineSegment(start: $0.start * s, end: $0.end * s, width: $0.width * s, significance: $0.significance)
         }.filter { $0.length >= max(8, 0.03 * short) }
         let lines = RectangleDetector.lines(from: segments, short: short)
@@ -84,31 +84,6 @@ struct RectangleDetector {
         var normal: PixelPoint { PixelPoint(x: -direction.y, y: direction.x) }
         func distance(_ p: PixelPoint) -> Double { abs((p - point).dot(normal)) }
         func position(_ p: PixelPoint) -> Double { (p - point).dot(direction) }
-
-        /// Length of the union of the segments between positions a and b.
-        func coverage(from a: Double, to b: Double) -> Double {
-            let lo = min(a, b), hi = max(a, b)
-            var clipped = intervals.compactMap { iv -> (Double, Double)? in
-                let s = max(iv.0, lo), e = min(iv.1, hi)
-                return s < e ? (s, e) : nil
-            }
-            clipped.sort { $0.0 < $1.0 }
-            var total = 0.0, end = -Double.infinity
-            for (s, e) in clipped {
-                if e <= end { continue }
-                total += e - max(s, end)
-                end = e
-            }
-            return total
-        }
-
-        /// Where two lines cross; nil when nearly parallel.
-        func intersection(_ o: Line) -> PixelPoint? {
-            let denom = direction.cross(o.direction)
-            guard abs(denom) > 1e-6 else { return nil }
-            let t = (o.point - point).cross(o.direction) / denom
-            return point + direction * t
-        }
     }
 
     /// Segments grouped into lines (longest first): a segment joins a line when it is within 2.5° of its direction
@@ -168,9 +143,11 @@ struct RectangleDetector {
         let extents = lines.map { l in (l.intervals.map(\.0).min()!, l.intervals.map(\.1).max()!) }
         let minimumCrossing = sin(45 * Double.pi / 180)
         var meets = [Bool](repeating: false, count: lines.count * lines.count)
+        var corner = [PixelPoint](repeating: PixelPoint(x: 0, y: 0), count: lines.count * lines.count)
         for i in lines.indices {
             for j in lines.indices where j > i && abs(directions[i].cross(directions[j])) > minimumCrossing {
                 guard let x = cross(i, j) else { continue }
+                corner[i * lines.count + j] = x; corner[j * lines.count + i] = x
                 var near = true
                 for k in [i, j] {
                     let t = (x - points[k]).dot(directions[k]), (lo, hi) = extents[k]
@@ -179,6 +156,25 @@ struct RectangleDetector {
                 }
                 meets[i * lines.count + j] = near; meets[j * lines.count + i] = near
             }
+        }
+        // Each line's segments as one sorted union of intervals, flat (coverage in the inner loop then neither
+        // allocates nor copies a line).
+        var spanStart: [Double] = [], spanEnd: [Double] = [], spanRange: [Range<Int>] = []
+        for l in lines {
+            let first = spanStart.count
+            var end = -Double.infinity
+            for (a, b) in l.intervals.sorted(by: { $0.0 < $1.0 }) {
+                if a > end { spanStart.append(a); spanEnd.append(b); end = b }
+                else if b > end { spanEnd[spanEnd.count - 1] = b; end = b }
+            }
+            spanRange.append(first..<spanStart.count)
+        }
+        func coverage(_ line: Int, _ p0: PixelPoint, _ p1: PixelPoint) -> Double {
+            let t0 = (p0 - points[line]).dot(directions[line]), t1 = (p1 - points[line]).dot(directions[line])
+            let lo = min(t0, t1), hi = max(t0, t1)
+            var total = 0.0
+            for k in spanRange[line] { total += max(0, min(spanEnd[k], hi) - max(spanStart[k], lo)) }
+            return min(total / max(hi - lo, 1), 1)
         }
         var found: [(corners: [PixelPoint], coverage: Double)] = []
         var corners = [PixelPoint](repeating: PixelPoint(x: 0, y: 0), count: 4)
@@ -195,13 +191,12 @@ struct RectangleDetector {
                 let c = both[ci], d = both[di]
                 guard pairIndex[c * n + d] > p else { continue }   // each quad once, from its first pair
                 // Sides in order a, c, b, d; corners where consecutive sides meet.
-                guard let ac = cross(a, c), let cb = cross(c, b), let bd = cross(b, d), let da = cross(d, a) else { continue }
+                let ac = corner[a * n + c], cb = corner[c * n + b], bd = corner[b * n + d], da = corner[d * n + a]
                 corners[0] = da; corners[1] = ac; corners[2] = cb; corners[3] = bd
                 guard passes(corners, width: width, height: height, slack: RectangleDetector.candidateSlack) else { continue }
                 var minCover = 1.0, sumCover = 0.0
                 for (line, p0, p1) in [(a, da, ac), (c, ac, cb), (b, cb, bd), (d, bd, da)] {
-                    let l = lines[line]
-                    let cover = min(l.coverage(from: l.position(p0), to: l.position(p1)) / max(p0.distance(to: p1), 1), 1)
+                    let cover = coverage(line, p0, p1)
                     minCover = min(minCover, cover); sumCover += cover
                     if minCover < 0.08 { break }
                 }
@@ -226,7 +221,8 @@ struct RectangleDetector {
             let z = v.cross(u)
             if z == 0 || !z.isFinite || (turn != 0 && (z > 0) != (turn > 0)) { return false }
             turn = z
-            if abs(u.dot(v)) > maxCos * (u.length * v.length) { return false }
+            let dot = u.dot(v)
+            if dot * dot > maxCos * maxCos * u.dot(u) * v.dot(v) { return false }   // no square roots
         }
         let horizontal = (q[0].distance(to: q[1]) + q[2].distance(to: q[3])) / 2
         let vertical = (q[1].distance(to: q[2]) + q[3].distance(to: q[0])) / 2

@@ -29,7 +29,7 @@ public struct LineSegment: Sendable, Equatable {
 ///
 /// ```swift
 /// let segments = LineSegmentDetector().detect(GrayPlane(luminanceOf: photo))
-/// let colour = LineSegmentDetector().detect(planes: GrayPlane.channels(of: photo))   // edges between hues too
+/// let colour = LineSegmentDetector().detect(image: photo)   // on the colour channels: edges between hues too
 /// ```
 public struct LineSegmentDetector: Sendable {
     /// Subsampling factor before the gradient (the paper's 0.8 removes staircase aliasing).
@@ -51,16 +51,42 @@ public struct LineSegmentDetector: Sendable {
 
     public func detect(_ plane: GrayPlane) -> [LineSegment] { detect(planes: [plane]) }
 
-    /// Segments in several planes of one image (the colour channels, say): at each pixel the gradient of the
+    /// Segments in up to three planes of one image (the colour channels, say): at each pixel the gradient of the
     /// plane where it is strongest, so an edge between two colours of equal brightness is still an edge.
     public func detect(planes: [GrayPlane]) -> [LineSegment] {
-        precondition(!planes.isEmpty && planes.allSatisfy { $0.width == planes[0].width && $0.height == planes[0].height },
-                     "planes of one size")
-        let scaled = scale == 1 ? planes : planes.map {
-            LineSegmentDetector.gaussianSubsample($0, scale: scale, sigmaScale: sigmaScale)
+        precondition((1...3).contains(planes.count)
+                     && planes.allSatisfy { $0.width == planes[0].width && $0.height == planes[0].height },
+                     "one to three planes of one size")
+        let w = planes[0].width, h = planes[0].height
+        var values = [SIMD4<Float>](repeating: .zero, count: w * h)
+        for (k, plane) in planes.enumerated() { for i in 0..<(w * h) { values[i][k] = plane.values[i] } }
+        return detect(Interleaved(width: w, height: h, values: values))
+    }
+
+    /// Segments in an image's colour channels (gray: its one channel; alpha ignored), as `detect(planes:)`.
+    public func detect(image: Image) -> [LineSegment] {
+        let n = image.width * image.height, c = image.channels
+        var values = [SIMD4<Float>](repeating: .zero, count: n)
+        image.pixels.withUnsafeBufferPointer { px in
+            for i in 0..<n {
+                values[i] = c == 1 ? SIMD4(Float(px[i]), 0, 0, 0)
+                                   : SIMD4(Float(px[c * i]), Float(px[c * i + 1]), Float(px[c * i + 2]), 0)
+            }
         }
-        var state = State(planes: scaled, detector: self)
-        let sx = Double(planes[0].width) / Double(scaled[0].width), sy = Double(planes[0].height) / Double(scaled[0].height)
+        return detect(Interleaved(width: image.width, height: image.height, values: values))
+    }
+
+    /// Up to three planes interleaved, a pixel per SIMD4 (the fourth lane zero): every per-pixel step does all
+    /// channels at once.
+    struct Interleaved {
+        let width: Int, height: Int
+        var values: [SIMD4<Float>]
+    }
+
+    func detect(_ input: Interleaved) -> [LineSegment] {
+        let scaled = scale == 1 ? input : LineSegmentDetector.gaussianSubsample(input, scale: scale, sigmaScale: sigmaScale)
+        var state = State(input: scaled, detector: self)
+        let sx = Double(input.width) / Double(scaled.width), sy = Double(input.height) / Double(scaled.height)
         // Grid point (x, y) is the 2 × 2 gradient at (x + 1, y + 1) in pixel-edge coordinates; back to the input.
         return state.run().map { s in
             LineSegment(start: PixelPoint(x: (s.start.x + 1) * sx, y: (s.start.y + 1) * sy),
@@ -70,9 +96,10 @@ public struct LineSegmentDetector: Sendable {
     }
 
     /// Resampling by `scale` (< 1) with a Gaussian of σ = sigmaScale / scale input pixels, separable.
-    public static func gaussianSubsample(_ plane: GrayPlane, scale: Double, sigmaScale: Double) -> GrayPlane {
-        let outW = max(1, Int((Double(plane.width) * scale).rounded(.up)))
-        let outH = max(1, Int((Double(plane.height) * scale).rounded(.up)))
+    static func gaussianSubsample(_ input: Interleaved, scale: Double, sigmaScale: Double) -> Interleaved {
+        let inW = input.width, inH = input.height
+        let outW = max(1, Int((Double(inW) * scale).rounded(.up)))
+        let outH = max(1, Int((Double(inH) * scale).rounded(.up)))
         let sigma = scale < 1 ? sigmaScale / scale : sigmaScale
         let radius = Int((sigma * (2 * 3 * log(10.0)).squareRoot()).rounded(.up))
         let taps = 2 * radius + 1
@@ -93,18 +120,17 @@ public struct LineSegmentDetector: Sendable {
             }
             return (first, w)
         }
-        let (fx, wx) = weights(outSize: outW, inSize: plane.width)
-        let (fy, wy) = weights(outSize: outH, inSize: plane.height)
-        let inW = plane.width, inH = plane.height
-        var mid = [Float](repeating: 0, count: outW * inH)
-        plane.values.withUnsafeBufferPointer { src in
+        let (fx, wx) = weights(outSize: outW, inSize: inW)
+        let (fy, wy) = weights(outSize: outH, inSize: inH)
+        var mid = [SIMD4<Float>](repeating: .zero, count: outW * inH)
+        input.values.withUnsafeBufferPointer { src in
             mid.withUnsafeMutableBufferPointer { m in
                 fx.withUnsafeBufferPointer { first in
                     wx.withUnsafeBufferPointer { weight in
                         for y in 0..<inH {
                             let row = src.baseAddress! + y * inW
                             for o in 0..<outW {
-                                var acc: Float = 0
+                                var acc = SIMD4<Float>.zero
                                 let f = first[o], w = weight.baseAddress! + o * taps
                                 if f >= 0 && f + taps <= inW {
                                     for t in 0..<taps { acc += w[t] * row[f + t] }
@@ -118,20 +144,21 @@ public struct LineSegmentDetector: Sendable {
                 }
             }
         }
-        var out = [Float](repeating: 0, count: outW * outH)
+        var out = [SIMD4<Float>](repeating: .zero, count: outW * outH)
         mid.withUnsafeBufferPointer { m in
             out.withUnsafeMutableBufferPointer { dst in
                 for o in 0..<outH {
+                    let dstRow = dst.baseAddress! + o * outW
                     for t in 0..<taps {
                         let y = min(max(fy[o] + t, 0), inH - 1)
                         let w = wy[o * taps + t]
-                        let srcRow = m.baseAddress! + y * outW, dstRow = dst.baseAddress! + o * outW
+                        let srcRow = m.baseAddress! + y * outW
                         for x in 0..<outW { dstRow[x] += w * srcRow[x] }
                     }
                 }
             }
         }
-        return GrayPlane(width: outW, height: outH, values: out)
+        return Interleaved(width: outW, height: outH, values: out)
     }
 }
 
@@ -162,8 +189,8 @@ extension LineSegmentDetector {
         var region: [Int32] = []
         let logNT: Double
 
-        init(planes: [GrayPlane], detector: LineSegmentDetector) {
-            width = planes[0].width; height = planes[0].height
+        init(input: Interleaved, detector: LineSegmentDetector) {
+            width = input.width; height = input.height
             self.detector = detector
             let n = width * height
             cosines = [Float](repeating: 0, count: n)
@@ -173,45 +200,36 @@ extension LineSegmentDetector {
             logNT = 5 * (log10(Double(width)) + log10(Double(height))) / 2 + log10(11.0)
             let threshold = Float(detector.quantization / sin(detector.angleTolerance))
             let w = width
-            var gxs = [Float](repeating: 0, count: n), gys = [Float](repeating: 0, count: n)
-            // The sum of the planes' gradients fixes each pixel's sign: a teal card on gray gravel is darker in red
-            // and brighter in blue, and the strongest channel must not flip the direction from pixel to pixel.
-            var sumX = [Float](repeating: 0, count: n), sumY = [Float](repeating: 0, count: n)
-            for plane in planes where planes.count > 1 {
-                plane.values.withUnsafeBufferPointer { img in
-                    for y in 0..<max(height - 1, 0) {
-                        for x in 0..<(w - 1) {
-                            let i = y * w + x
-                            let com1 = img[i + w + 1] - img[i], com2 = img[i + 1] - img[i + w]
-                            sumX[i] += com1 + com2; sumY[i] += com1 - com2
-                        }
-                    }
-                }
-            }
-            for plane in planes {
-                plane.values.withUnsafeBufferPointer { img in
-                    magnitudes.withUnsafeMutableBufferPointer { mag in
-                        for y in 0..<max(height - 1, 0) {
-                            for x in 0..<(w - 1) {
-                                let i = y * w + x
-                                let com1 = img[i + w + 1] - img[i], com2 = img[i + 1] - img[i + w]
-                                let gx = com1 + com2, gy = com1 - com2
-                                let m = ((gx * gx + gy * gy) / 4).squareRoot()
-                                if m > mag[i] {
-                                    let flip = gx * sumX[i] + gy * sumY[i] < 0
-                                    mag[i] = m; gxs[i] = flip ? -gx : gx; gys[i] = flip ? -gy : gy
+            input.values.withUnsafeBufferPointer { img in
+                magnitudes.withUnsafeMutableBufferPointer { mag in
+                    cosines.withUnsafeMutableBufferPointer { cosines in
+                        sines.withUnsafeMutableBufferPointer { sines in
+                            status.withUnsafeMutableBufferPointer { status in
+                                for y in 0..<max(height - 1, 0) {
+                                    for x in 0..<(w - 1) {
+                                        let i = y * w + x
+                                        let com1 = img[i + w + 1] - img[i], com2 = img[i + 1] - img[i + w]
+                                        let gx = com1 + com2, gy = com1 - com2
+                                        let m2 = gx * gx + gy * gy
+                                        // The strongest channel, signed by the sum of the channels' gradients: a
+                                        // teal card on gray gravel is darker in red and brighter in blue, and the
+                                        // strongest channel must not flip the direction from pixel to pixel.
+                                        let k = m2[0] >= m2[1] ? (m2[0] >= m2[2] ? 0 : 2) : (m2[1] >= m2[2] ? 1 : 2)
+                                        let m = (m2[k] / 4).squareRoot()
+                                        mag[i] = m
+                                        guard m > threshold else { continue }
+                                        let flip: Float = gx[k] * gx.sum() + gy[k] * gy.sum() < 0 ? -1 : 1
+                                        // θ = atan2(gx, −gy): the level line is the gradient turned a quarter turn.
+                                        let r = 2 * m
+                                        cosines[i] = -flip * gy[k] / r
+                                        sines[i] = flip * gx[k] / r
+                                        status[i] = State.unused
+                                    }
                                 }
                             }
                         }
                     }
                 }
-            }
-            for i in 0..<n where magnitudes[i] > threshold {
-                // θ = atan2(gx, −gy): the level line is the gradient turned a quarter turn.
-                let r = (gxs[i] * gxs[i] + gys[i] * gys[i]).squareRoot()
-                cosines[i] = -gys[i] / r
-                sines[i] = gxs[i] / r
-                status[i] = State.unused
             }
         }
 
@@ -276,7 +294,7 @@ extension LineSegmentDetector {
                     status.withUnsafeMutableBufferPointer { status in
                         while next < region.count {
                             let i = Int(region[next]); next += 1
-                            let x = i % w, y = i / w
+                            let y = i / w, x = i - y * w
                             for yy in max(y - 1, 0)...min(y + 1, h - 1) {
                                 for xx in max(x - 1, 0)...min(x + 1, w - 1) {
                                     let j = yy * w + xx
