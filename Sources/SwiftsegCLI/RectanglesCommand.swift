@@ -43,7 +43,7 @@ enum RectanglesCommand {
             rectangle, best first: its confidence and its corners in pixels (top-left origin; x right, y down),
             top-left, top-right, bottom-right, bottom-left as the photo is displayed. The confidence (0…1) is how
             much of the four sides the photo's edges support, weighted toward larger quads (a fully supported
-            quad scores 0.7 when tiny, 1 when as large as the photo's shorter side).
+            quad scores 0.55 when tiny, 1 when as large as the photo's shorter side).
 
             Several inputs or a folder run as a batch: one block of lines (or one JSON line) per photo as it
             finishes; a bad photo is reported and skipped, and the exit status is 1 if any failed. Batch

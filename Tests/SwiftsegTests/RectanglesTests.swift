@@ -27,7 +27,7 @@ final class RectanglesTests: XCTestCase {
         XCTAssertEqual(result.count, 1)   // maximumObservations defaults to 1
         let corners = try XCTUnwrap(result.first).pixelCorners(width: image.width, height: image.height).points
         for (c, t) in zip(corners, truths[0]) { XCTAssertLessThan(c.distance(to: t), 0.5, "\(c) vs \(t)") }
-        XCTAssertGreaterThan(result[0].confidence, 0.8)
+        XCTAssertGreaterThan(result[0].confidence, 0.75)
     }
 
     func testAspectRatioLimitsDropAndKeepTheSheet() throws {
@@ -54,10 +54,11 @@ final class RectanglesTests: XCTestCase {
         XCTAssertEqual(all.map(\.confidence), all.map(\.confidence).sorted(by: >))   // best first
         XCTAssertEqual(try DetectRectanglesRequest().perform(on: image).count, 1)
         XCTAssertEqual(try DetectRectanglesRequest(maximumObservations: 2).perform(on: image).count, 2)
-        // minimumConfidence drops what is under it.
-        let confident = try DetectRectanglesRequest(minimumConfidence: 0.75, maximumObservations: 0).perform(on: image)
-        XCTAssertTrue(confident.allSatisfy { $0.confidence >= 0.75 })
-        XCTAssertLessThan(confident.count, all.count)
+        // minimumConfidence drops what is under it, and only that.
+        let cut = (all[0].confidence + all[all.count - 1].confidence) / 2
+        let confident = try DetectRectanglesRequest(minimumConfidence: cut, maximumObservations: 0).perform(on: image)
+        XCTAssertEqual(confident.count, all.filter { $0.confidence >= cut }.count)
+        XCTAssertTrue(confident.allSatisfy { $0.confidence >= cut })
     }
 
     /// A parallelogram whose corners are 38° off square: dropped at a tolerance of 25°, kept at 45°.
@@ -119,6 +120,6 @@ final class RectanglesTests: XCTestCase {
             let top = try DetectRectanglesRequest().perform(on: image).first
             if c.jaccard(of: top?.pixelCorners(width: image.width, height: image.height).points) >= RectangleTestSet.hitThreshold { hits += 1 }
         }
-        XCTAssertGreaterThanOrEqual(hits, 96, "hits on the committed set (PERF.md quotes the current figure)")
+        XCTAssertGreaterThanOrEqual(hits, 105, "hits on the committed set (PERF.md quotes the current figure)")
     }
 }

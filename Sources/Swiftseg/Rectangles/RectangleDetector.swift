@@ -17,6 +17,9 @@ struct RectangleDetector {
 
     /// How much wider the filters are for candidates before refinement (a fraction; degrees / 100 for corners).
     static let candidateSlack = 0.03
+    /// A candidate's segments must cover this much of its four sides together (of 4), and 8 % of each: enough to
+    /// propose a quad whose sides are seen in pieces on a busy background, few enough to look at every one.
+    static let minimumCoverageSum = 0.8
 
     /// Longest side of the image the segment detector sees: enough for sides of ≥ 10 % of the short dimension,
     /// small enough to stay within budget on large photos (400 beat 320, 448 and 512 on a tuning set: PERF.md).
@@ -40,7 +43,7 @@ struct RectangleDetector {
         let s = Double(shrink)
         let segments = lsd.detect(image: small).map {
             LineSegment(start: $0.start * s, end: $0.end * s, width: $0.width * s, significance: $0.significance)
-        }.filter { $0.length >= max(8, 0.03 * short) }
+        }.filter { $0.length >= max(8, 0.02 * short) }
         let lines = RectangleDetector.lines(from: segments, short: short)
         let support = EdgeSupport(image: image, searchRadius: max(2, 1.5 * s / lsd.scale))
         var scored: [(corners: [PixelPoint], confidence: Double)] = []
@@ -84,29 +87,51 @@ struct RectangleDetector {
         var normal: PixelPoint { PixelPoint(x: -direction.y, y: direction.x) }
         func distance(_ p: PixelPoint) -> Double { abs((p - point).dot(normal)) }
         func position(_ p: PixelPoint) -> Double { (p - point).dot(direction) }
+
+        /// The line through `segments`' ends by length-weighted orthogonal least squares, keeping its direction's
+        /// sense, and their extents along it.
+        mutating func refit(_ segments: [LineSegment]) {
+            var w = 0.0, c = PixelPoint(x: 0, y: 0)
+            for s in segments { w += s.length; c = c + (s.start + s.end) * (s.length / 2) }
+            c = c * (1 / max(w, 1e-12))
+            var sxx = 0.0, syy = 0.0, sxy = 0.0
+            for s in segments { for e in [s.start - c, s.end - c] { sxx += s.length * e.x * e.x; syy += s.length * e.y * e.y; sxy += s.length * e.x * e.y } }
+            let angle = 0.5 * atan2(2 * sxy, sxx - syy)
+            var d = PixelPoint(x: cos(angle), y: sin(angle))
+            if d.dot(direction) < 0 { d = d * -1 }
+            point = c; direction = d
+            intervals = segments.map { s in
+                let a = position(s.start), b = position(s.end)
+                return (min(a, b), max(a, b))
+            }
+        }
     }
 
-    /// Segments grouped into lines (longest first): a segment joins a line when it is within 2.5° of its direction
-    /// and both its ends are within a couple of pixels of it; the longest segment of a group defines the line.
+    /// Segments grouped into lines (longest first): a segment joins a line when both its ends are within a
+    /// couple of pixels of it and its direction within 5° (a short segment's direction is only so precise); the
+    /// line is re-fitted to its members' ends (weighted by length) as it grows, so a side broken into many short
+    /// pieces becomes one line.
     static func lines(from segments: [LineSegment], short: Double) -> [Line] {
-        let maxAngle = 2.5 * Double.pi / 180
+        let maxCross = sin(5 * Double.pi / 180)
         let maxDistance = 1.5 + 0.004 * short
         var lines: [Line] = []
+        var members: [[LineSegment]] = []
         for s in segments.sorted(by: { $0.length > $1.length }) {
             let d = s.direction
             var joined = false
             for i in lines.indices {
                 let l = lines[i]
-                guard abs(l.direction.cross(d)) < sin(maxAngle),
+                guard abs(l.direction.cross(d)) < maxCross,
                       l.distance(s.start) < maxDistance, l.distance(s.end) < maxDistance else { continue }
-                let a = l.position(s.start), b = l.position(s.end)
-                lines[i].intervals.append((min(a, b), max(a, b)))
+                members[i].append(s)
                 lines[i].support += s.length
+                lines[i].refit(members[i])
                 joined = true
                 break
             }
             if !joined {
                 lines.append(Line(point: s.start, direction: d, intervals: [(0, s.length)], support: s.length))
+                members.append([s])
             }
         }
         lines.sort { $0.support > $1.support }
@@ -200,7 +225,7 @@ struct RectangleDetector {
                     minCover = min(minCover, cover); sumCover += cover
                     if minCover < 0.08 { break }
                 }
-                guard minCover >= 0.08, sumCover >= 1.2 else { continue }
+                guard minCover >= 0.08, sumCover >= RectangleDetector.minimumCoverageSum else { continue }
                 found.append((corners, sumCover / 4 * RectangleDetector.sizePrior(corners, short: short)))
             } }
         }
@@ -233,11 +258,11 @@ struct RectangleDetector {
 
     // MARK: Ranking
 
-    /// The share of the confidence that is size: 0.7 for a tiny quad rising to 1 for one whose area is that of a
+    /// The share of the confidence that is size: 0.55 for a tiny quad rising to 1 for one whose area is that of a
     /// square on the photo's shorter side. Of two quads with all sides supported, the larger is more likely the
     /// document the photo was taken of (and not a window behind it, or the paragraph box printed on it).
     static func sizePrior(_ q: [PixelPoint], short: Double) -> Double {
-        0.7 + 0.3 * min(1, Polygon.area(q).squareRoot() / short)
+        0.55 + 0.45 * min(1, Polygon.area(q).squareRoot() / short)
     }
 
     /// Best first; a quad overlapping a better one (Jaccard ≥ 0.5) is dropped.
