@@ -98,6 +98,25 @@ final class RectanglesTests: XCTestCase {
         }
     }
 
+    /// Degenerate and odd photos (1×1, one row or column, gray, RGBA, flat, noise) run without trouble, and
+    /// whatever comes back lies in the photo.
+    func testOddPhotos() throws {
+        var state: UInt32 = 12345
+        func noise(_ n: Int) -> [UInt8] { (0..<n).map { _ in state = state &* 1_664_525 &+ 1_013_904_223; return UInt8(state >> 24) } }
+        let photos = [Image(width: 1, height: 1, channels: 3, pixels: [1, 2, 3]),
+                      Image(width: 1, height: 500, channels: 4, pixels: noise(2000)),
+                      Image(width: 3000, height: 2, channels: 1, pixels: noise(6000)),
+                      Image(width: 64, height: 48, channels: 1, pixels: [UInt8](repeating: 200, count: 64 * 48)),
+                      Image(width: 300, height: 200, channels: 3, pixels: noise(180_000))]
+        for photo in photos {
+            let found = try DetectRectanglesRequest(minimumSize: 0, maximumObservations: 0).perform(on: photo)
+            for o in found {
+                for c in o.corners { XCTAssertTrue((-0.01...1.01).contains(c.x) && (-0.01...1.01).contains(c.y), "\(c)") }
+                XCTAssertTrue((0...1).contains(o.confidence))
+            }
+        }
+    }
+
     /// The crop of the sheet is upright: max(top, bottom) × max(left, right), portrait like the sheet.
     func testPerspectiveCorrectedCrop() throws {
         let (image, _) = try named("a4-upright.jpg")
