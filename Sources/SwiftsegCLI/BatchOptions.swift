@@ -10,8 +10,10 @@ enum BatchOptions {
         help: "Refuse images over N pixels before decoding them (100000000).")
     static let jobs = OptionSpec(names: ["--jobs"], valueName: "N",
         help: "Batch: photos decoded/encoded alongside the network (2).")
-    static let shard = OptionSpec(names: ["--shard"], valueName: "I/N",
-        help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path.")
+    static let shard = OptionSpec(names: ["--shard"], valueName: "I/N|auto",
+        help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path;\nauto reads I and N from the scheduler (Kubernetes Indexed Job, Slurm array,\nAWS Batch array, Cloud Run job).")
+    static let shardCount = OptionSpec(names: ["--shard-count"], valueName: "N",
+        help: "Batch: with --shard auto, the number of shards (Kubernetes sets none;\nor SWIFTSEG_SHARD_COUNT).")
     static let quiet = OptionSpec(names: ["--quiet"], valueName: nil,
         help: "Batch: no progress or per-photo lines; failures are still reported.")
 
@@ -42,7 +44,18 @@ enum BatchOptions {
     static func jobs(_ args: ParsedArguments) throws -> Int { try args.positiveInt("--jobs", default: 2) }
 
     static func shard(_ args: ParsedArguments) throws -> (index: Int, count: Int)? {
+        let count = try args.value("--shard-count").map { _ in try args.positiveInt("--shard-count", default: 1) }
+        if count != nil && args.value("--shard") != "auto" { throw CLIError.usage("--shard-count goes with --shard auto") }
         guard let text = args.value("--shard") else { return nil }
+        if text == "auto" {
+            do {
+                let shard = try SchedulerShard(environment: ProcessInfo.processInfo.environment, count: count)
+                FileHandle.standardError.write(Data("swiftseg: --shard auto: shard \(shard.index) of \(shard.count), from \(shard.source)\n".utf8))
+                return (shard.index, shard.count)
+            } catch {
+                throw CLIError.usage(SwiftsegError(error).message)
+            }
+        }
         let parts = text.split(separator: "/").map { Int($0) }
         guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
             throw CLIError.usage("--shard expects I/N with 0 ≤ I < N, e.g. 0/4, got '\(text)'")
@@ -53,7 +66,8 @@ enum BatchOptions {
     /// For one photo: a batch-only flag given is a usage error, so it is not silently ignored.
     static func refuseBatchFlags(_ args: ParsedArguments, also extra: [(String, Bool)] = []) throws {
         let given = [("--jobs", args.value("--jobs") != nil), ("--concurrent", args.value("--concurrent") != nil)]
-            + extra + [("--shard", args.value("--shard") != nil), ("--manifest", args.value("--manifest") != nil)]
+            + extra + [("--shard", args.value("--shard") != nil), ("--shard-count", args.value("--shard-count") != nil),
+                       ("--manifest", args.value("--manifest") != nil)]
         if let flag = given.first(where: \.1)?.0 {
             throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
         }

@@ -24,6 +24,8 @@ enum ClassifyCommand {
             OptionSpec(names: ["--concurrent"], valueName: "N",
                        help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), the\nthreads split between them."),
             BatchOptions.shard,
+        BatchOptions.shardCount,
+            BatchOptions.shardCount,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
             BatchOptions.quiet,

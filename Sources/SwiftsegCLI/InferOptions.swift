@@ -77,6 +77,7 @@ struct InferOptions {
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
         BatchOptions.shard,
+        BatchOptions.shardCount,
         OptionSpec(names: ["--manifest"], valueName: "FILE",
                    help: "Batch: append one JSON line per photo (input, output, status, error,\ninstances, ms)."),
         BatchOptions.quiet,

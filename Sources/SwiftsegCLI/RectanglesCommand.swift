@@ -34,6 +34,8 @@ enum RectanglesCommand {
                        help: "Batch: photos detected at the same time (default: all cores); one photo\nuses one thread."),
             OptionSpec(names: ["--jobs"], valueName: "N", help: "Batch: photos decoded/encoded alongside detection (2)."),
             BatchOptions.shard,
+        BatchOptions.shardCount,
+            BatchOptions.shardCount,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, rectangles\nfound, best confidence, ms)."),
             BatchOptions.quiet,

@@ -19,10 +19,14 @@ class CLITestCase: XCTestCase {
     struct Result { let status: Int32; let stdout: Data; let stderr: String }
 
     @discardableResult
-    func run(_ args: [String], stdin: Data? = nil, binary: String = CLITestCase.binary) throws -> Result {
+    func run(_ args: [String], stdin: Data? = nil, binary: String = CLITestCase.binary,
+             environment: [String: String] = [:]) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: binary)
         p.arguments = args
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe(), err = Pipe(), inp = Pipe()
         p.standardOutput = out
         p.standardError = err

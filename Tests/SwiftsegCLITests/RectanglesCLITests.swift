@@ -81,6 +81,32 @@ final class RectanglesCLITests: CLITestCase {
         XCTAssertEqual(manifest.count, 3)
     }
 
+    /// --shard auto takes the scheduler's task: the same photos as --shard I/N, and a line saying where from;
+    /// none set → exit 2.
+    func testShardAuto() throws {
+        let dir = "\(tmp)/many"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for i in 0..<9 { try FileManager.default.copyItem(atPath: "\(Self.fixtures)/rectangles/cases/00\(i).jpg", toPath: "\(dir)/\(i).jpg") }
+        let explicit = try run(["rectangles", dir, "--shard", "1/3", "--json", "--quiet"])
+        let auto = try run(["rectangles", dir, "--shard", "auto", "--json", "--quiet"],
+                           environment: ["SLURM_ARRAY_TASK_ID": "11", "SLURM_ARRAY_TASK_MIN": "10", "SLURM_ARRAY_TASK_COUNT": "3"])
+        XCTAssertEqual(auto.status, 0, auto.stderr)
+        func inputs(_ r: Result) -> [String] {
+            String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["input"] as? String
+            }.sorted()
+        }
+        XCTAssertEqual(inputs(auto), inputs(explicit))
+        XCTAssertFalse(inputs(auto).isEmpty)
+        XCTAssertTrue(auto.stderr.contains("shard 1 of 3, from Slurm array"), auto.stderr)
+        let k8s = try run(["rectangles", dir, "--shard", "auto", "--shard-count", "3", "--json", "--quiet"],
+                          environment: ["JOB_COMPLETION_INDEX": "1"])
+        XCTAssertEqual(inputs(k8s), inputs(explicit))
+        let none = try run(["rectangles", dir, "--shard", "auto"], environment: ["SLURM_ARRAY_TASK_ID": "", "JOB_COMPLETION_INDEX": ""])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertEqual(try run(["rectangles", dir, "--shard-count", "2"]).status, 2)
+    }
+
     /// Bad parameters: one line on stderr, exit 2, no output file; a corrupt photo: one line, exit 1.
     func testRefusals() throws {
         let out = "\(tmp)/out.png"
