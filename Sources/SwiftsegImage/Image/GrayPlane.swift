@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let gray = GrayPlane(luminanceOf: photo)          // 0…255, Rec. 601 weights, as Pillow's convert("L")
-/// let v = gray.sample(at: PixelPoint(x: 10.5, y: 3.5))   // the value of pixel (10, 3)
+/// let segments = LineSegmentDetector().detect(gray)
 /// ```
 public struct GrayPlane: Sendable, Equatable {
     public let width: Int
@@ -44,22 +44,6 @@ public struct GrayPlane: Sendable, Equatable {
                 for i in 0..<n { out[i] = Float(px[c * i + k]) }
             }
             return GrayPlane(width: image.width, height: image.height, values: out)
-        }
-    }
-
-    /// Bilinear interpolation at `p` (pixel-edge coordinates: pixel (i, j)'s centre is (i + 0.5, j + 0.5)), with
-    /// the border pixels extended outward.
-    @inline(__always)
-    public func sample(at p: PixelPoint) -> Float {
-        let u = p.x - 0.5, v = p.y - 0.5
-        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
-        let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
-        let xa = min(max(x0, 0), width - 1), xb = min(max(x0 + 1, 0), width - 1)
-        let ya = min(max(y0, 0), height - 1), yb = min(max(y0 + 1, 0), height - 1)
-        return values.withUnsafeBufferPointer { b in
-            let top = b[ya * width + xa] * (1 - fx) + b[ya * width + xb] * fx
-            let bottom = b[yb * width + xa] * (1 - fx) + b[yb * width + xb] * fx
-            return top * (1 - fy) + bottom * fy
         }
     }
 }
