@@ -107,26 +107,28 @@ final class EdgeSupport {
     /// a side and darker on another) and at least twice the contrast along it (texture has edges in every
     /// direction). 0 when a side has none. `samplesPerSide` caps the work (a quick look for ranking).
     func confidence(of quad: [PixelPoint], samplesPerSide: Int = 80) -> Double {
-        let q = toCopy(quad)
         var product = 1.0
-        var t = Profiles(base: scratch)
-        for i in 0..<4 {
-            let p0 = q[i], p1 = q[(i + 1) % 4]
-            let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
-            let points = EdgeSupport.samples(p0, p1, maximum: samplesPerSide)
-            var supported = 0
-            for p in points {
-                profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
-                for j in 2...6 {
-                    let across = abs(EdgeSupport.contrast(t, j))
-                    guard across >= EdgeSupport.threshold else { continue }
-                    let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
-                    if across >= 2 * along { supported += 1; break }
-                }
-            }
-            product *= Double(supported) / Double(points.count)
-        }
+        for i in 0..<4 { product *= sideSupport(quad[i], quad[(i + 1) % 4], samples: samplesPerSide) }
         return product > 0 ? product.squareRoot().squareRoot() : 0
+    }
+
+    /// One side's share of supported points (photo coordinates), at most `samples` of them.
+    func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int) -> Double {
+        let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
+        let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
+        let points = EdgeSupport.samples(p0, p1, maximum: samples)
+        var t = Profiles(base: scratch)
+        var supported = 0
+        for p in points {
+            profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
+            for j in 2...6 {
+                let across = abs(EdgeSupport.contrast(t, j))
+                guard across >= EdgeSupport.threshold else { continue }
+                let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
+                if across >= 2 * along { supported += 1; break }
+            }
+        }
+        return Double(supported) / Double(points.count)
     }
 
     /// The quad with each side re-fitted to the strongest edge near it (sub-pixel, least squares with outliers
