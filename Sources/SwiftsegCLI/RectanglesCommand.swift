@@ -129,11 +129,11 @@ enum RectanglesCommand {
         if let extract = options.extract {
             let crops = result.extracts(from: photo)
             for (path, crop) in zip(RectanglesPipeline.extractPaths(extract, count: crops.count), crops) {
-                files.append((path, try crop.encoded(as: ImageFormat(path: path)!)))
+                files.append((path, try RectanglesPipeline.encoded(crop, forPath: path)))
             }
             if crops.isEmpty { FileHandle.standardError.write(Data("swiftseg: no rectangle found in \(input); nothing extracted\n".utf8)) }
         }
-        if let draw = options.draw { files.append((draw, try result.drawn(on: photo).encoded(as: ImageFormat(path: draw)!))) }
+        if let draw = options.draw { files.append((draw, try RectanglesPipeline.encoded(result.drawn(on: photo), forPath: draw))) }
         try AtomicFile.write(files)  // all or none
         print(try text(result, input: input == "-" ? nil : input, options: options, header: false), terminator: "")
     }

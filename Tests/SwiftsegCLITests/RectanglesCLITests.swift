@@ -55,6 +55,11 @@ final class RectanglesCLITests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/card.png"))
         let drawn = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/found.jpg"))
         XCTAssertTrue(drawn.starts(with: [0xFF, 0xD8, 0xFF]))
+        // Through a pipe, the crop as JPEG.
+        let piped = try run(["rectangles", "-", "--extract", "\(tmp)/from-stdin.jpg"],
+                            stdin: try Data(contentsOf: URL(fileURLWithPath: sheet)))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertTrue(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/from-stdin.jpg")).starts(with: [0xFF, 0xD8, 0xFF]))
         // One rectangle: the path itself.
         XCTAssertEqual(try run(["rectangles", sheet, "--extract", "\(tmp)/page.png"]).status, 0)
         XCTAssertNotNil(pngInfo(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/page.png"))))

@@ -125,6 +125,16 @@ final class RectanglesTests: XCTestCase {
         XCTAssertEqual(crop.height, 337, accuracy: 2)
     }
 
+    /// A crop of a photo with alpha keeps it in PNG and drops it in JPEG (which has none), rather than failing.
+    func testCropsOfPhotosWithAlphaEncodeForEitherFormat() throws {
+        let rgba = Image(width: 4, height: 3, channels: 4, pixels: [UInt8](repeating: 200, count: 48))
+        XCTAssertEqual(try Image(encoded: try RectanglesPipeline.encoded(rgba, forPath: "a.png"), name: "a").channels, 4)
+        XCTAssertEqual(try Image(encoded: try RectanglesPipeline.encoded(rgba, forPath: "a.JPG"), name: "a").channels, 3)
+        XCTAssertThrowsError(try RectanglesPipeline.encoded(rgba, forPath: "a.gif"))
+        XCTAssertEqual(RectanglesPipeline.extractPaths("out/card.png", count: 1), ["out/card.png"])
+        XCTAssertEqual(RectanglesPipeline.extractPaths("out/card.png", count: 2), ["out/card-1.png", "out/card-2.png"])
+    }
+
     /// The committed set (120 cases): a regression floor under the benchmark's figure (PERF.md), and the
     /// scoring itself (the truth scores 1, a shifted quad less).
     func testHitRateOnTheCommittedSet() throws {

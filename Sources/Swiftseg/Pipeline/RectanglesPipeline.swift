@@ -20,6 +20,15 @@ public enum RectanglesPipeline {
         return RectanglesResult(width: photo.width, height: photo.height, observations: observations, timingsMs: timings)
     }
 
+    /// `image` encoded as `path`'s extension names (.png, .jpg), alpha dropped for JPEG: a crop of a photo with
+    /// alpha keeps it in PNG, and JPEG has none to keep.
+    public static func encoded(_ image: Image, forPath path: String) throws -> [UInt8] {
+        guard let format = ImageFormat(path: path) else {
+            throw SwiftsegError(.badRequest, "\(path): name a .png or .jpg file")
+        }
+        return try (format == .jpeg && image.hasAlpha ? image.rgb() : image).encoded(as: format)
+    }
+
     /// Where the crops of `count` rectangles go for `--extract PATH`: PATH itself for one, `stem-1.ext`,
     /// `stem-2.ext` … for several.
     public static func extractPaths(_ path: String, count: Int) -> [String] {
