@@ -53,6 +53,15 @@ struct ParsedArguments {
     func value(_ name: String) -> String? { values[name] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 
+    /// A number option within `range` (NaN and infinities are outside it), or `defaultValue` when absent.
+    func number(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>) throws -> Double {
+        guard let text = values[name] else { return defaultValue }
+        guard let v = Double(text), range.contains(v) else {
+            throw CLIError.usage("\(name) expects a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return v
+    }
+
     /// A positive integer option, or `defaultValue` when absent.
     func positiveInt(_ name: String, default defaultValue: Int) throws -> Int {
         guard let text = values[name] else { return defaultValue }

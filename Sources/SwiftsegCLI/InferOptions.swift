@@ -92,8 +92,8 @@ struct InferOptions {
         threads = try ModelOptions.threads(args)
         lifting.crop = args.has("--crop")
         lifting.request.postProcess = args.has("--post-process")
-        lifting.request.threshold = try Self.number(args, "--threshold", default: 0.5, in: 0.000001...1)
-        lifting.request.minimumArea = try Self.number(args, "--min-area", default: 0.001, in: 0...0.999999)
+        lifting.request.threshold = try args.number("--threshold", default: 0.5, in: 0.000001...1)
+        lifting.request.minimumArea = try args.number("--min-area", default: 0.001, in: 0...0.999999)
         batch = try BatchOptions.Settings(args, threads: threads)
         if let text = args.value("--png-compression") {
             guard let compression = PNGCompression(text) else {
@@ -101,7 +101,7 @@ struct InferOptions {
             }
             encoding.pngCompression = compression
         }
-        encoding.jpegQuality = Int(try Self.number(args, "--jpeg-quality", default: 90, in: 1...100))
+        encoding.jpegQuality = Int(try args.number("--jpeg-quality", default: 90, in: 1...100))
         if let name = args.value("--format") {
             guard let f = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
                 throw CLIError.usage("--format must be png or jpeg, got '\(name)'")
@@ -132,14 +132,14 @@ struct InferOptions {
 
         if let name = args.value("--effect") {
             switch name {
-            case "darken": effect = .darken(ev: try Self.number(args, "--darken-ev", default: 2, in: 0...20))
+            case "darken": effect = .darken(ev: try args.number("--darken-ev", default: 2, in: 0...20))
             case "blur":
-                effect = .blur(radius: try Self.number(args, "--blur-radius", default: 12, in: 0...1000),
-                               haloRadius: try Self.number(args, "--halo-radius", default: 16, in: 0...1000),
-                               haloStrength: try Self.number(args, "--halo-strength", default: 0.6, in: 0...1))
+                effect = .blur(radius: try args.number("--blur-radius", default: 12, in: 0...1000),
+                               haloRadius: try args.number("--halo-radius", default: 16, in: 0...1000),
+                               haloStrength: try args.number("--halo-strength", default: 0.6, in: 0...1))
             case "highlight":
-                effect = .highlight(dim: try Self.number(args, "--dim", default: 0.35, in: 0...1),
-                                    outlineWidth: Int(try Self.number(args, "--outline-width", default: 3, in: 0...100)),
+                effect = .highlight(dim: try args.number("--dim", default: 0.35, in: 0...1),
+                                    outlineWidth: Int(try args.number("--outline-width", default: 3, in: 0...100)),
                                     outlineColor: try Self.color(args, "--outline-color", default: .white))
             case "mask-preview":
                 effect = .maskPreview(color: try Self.color(args, "--preview-color", default: RGB(0, 170, 255)))
@@ -185,14 +185,6 @@ struct InferOptions {
 
     /// The output format for `path`: --format, else the extension, else PNG.
     func format(for path: String) -> ImageFormat { format ?? ImageFormat(path: path) ?? .png }
-
-    static func number(_ args: ParsedArguments, _ name: String, default value: Double, in range: ClosedRange<Double>) throws -> Double {
-        guard let text = args.value(name) else { return value }
-        guard let v = Double(text), range.contains(v) else {
-            throw CLIError.usage("\(name) expects a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
-        }
-        return v
-    }
 
     static func color(_ args: ParsedArguments, _ name: String, default value: RGB) throws -> RGB {
         guard let text = args.value(name) else { return value }

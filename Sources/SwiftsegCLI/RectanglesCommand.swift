@@ -69,21 +69,12 @@ enum RectanglesCommand {
 
         init(_ args: ParsedArguments) throws {
             (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "rectangles")
-            func number(_ name: String, _ range: ClosedRange<Double>, _ value: inout Double) throws {
-                guard let text = args.value(name) else { return }
-                guard let v = Double(text), v.isFinite else {
-                    throw CLIError.usage("\(name) expects a number, got '\(text)'")
-                }
-                guard range.contains(v) else {
-                    throw CLIError.usage("\(name) must be in \(Int(range.lowerBound))…\(Int(range.upperBound)), got \(text)")
-                }
-                value = v
-            }
-            try number("--min-aspect", 0...1, &request.minimumAspectRatio)
-            try number("--max-aspect", 0...1, &request.maximumAspectRatio)
-            try number("--quadrature-tolerance", 0...45, &request.quadratureTolerance)
-            try number("--min-size", 0...1, &request.minimumSize)
-            try number("--min-confidence", 0...1, &request.minimumConfidence)
+            request.minimumAspectRatio = try args.number("--min-aspect", default: request.minimumAspectRatio, in: 0...1)
+            request.maximumAspectRatio = try args.number("--max-aspect", default: request.maximumAspectRatio, in: 0...1)
+            request.quadratureTolerance = try args.number("--quadrature-tolerance", default: request.quadratureTolerance,
+                                                          in: 0...45)
+            request.minimumSize = try args.number("--min-size", default: request.minimumSize, in: 0...1)
+            request.minimumConfidence = try args.number("--min-confidence", default: request.minimumConfidence, in: 0...1)
             if let text = args.value("--max-observations") {
                 guard let n = Int(text), n >= 0 else {
                     throw CLIError.usage("--max-observations expects 0 (all) or a positive integer, got '\(text)'")
