@@ -1,3 +1,5 @@
+import Swiftseg
+
 /// A small command-line parser: each subcommand declares its options (which also make its `--help`), and
 /// parsing rejects anything undeclared with a one-line message.
 struct OptionSpec {
@@ -53,20 +55,28 @@ struct ParsedArguments {
     func value(_ name: String) -> String? { values[name] }
     func has(_ name: String) -> Bool { flags.contains(name) }
 
+    /// The options as the library reads them (names without dashes), so a subcommand's flags and the
+    /// service's query parameters go through one parser.
+    var parameters: RequestParameters {
+        RequestParameters(values: Dictionary(uniqueKeysWithValues: values.map { (Self.bare($0.key), $0.value) }),
+                          flags: Set(flags.map(Self.bare)), prefix: "--")
+    }
+
+    private static func bare(_ name: String) -> String { name.hasPrefix("--") ? String(name.dropFirst(2)) : name }
+
+    /// Runs a library parser over ``parameters``; its refusals are usage mistakes (exit 2).
+    func parse<T>(_ body: (RequestParameters) throws -> T) throws -> T {
+        do { return try body(parameters) } catch let e as SwiftsegError { throw CLIError.usage(e.message) }
+    }
+
     /// A number option within `range` (NaN and infinities are outside it), or `defaultValue` when absent.
     func number(_ name: String, default defaultValue: Double, in range: ClosedRange<Double>) throws -> Double {
-        guard let text = values[name] else { return defaultValue }
-        guard let v = Double(text), range.contains(v) else {
-            throw CLIError.usage("\(name) expects a number in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
-        }
-        return v
+        try parse { try $0.number(Self.bare(name), default: defaultValue, in: range) }
     }
 
     /// A positive integer option, or `defaultValue` when absent.
     func positiveInt(_ name: String, default defaultValue: Int) throws -> Int {
-        guard let text = values[name] else { return defaultValue }
-        guard let n = Int(text), n >= 1 else { throw CLIError.usage("\(name) expects a positive integer, got '\(text)'") }
-        return n
+        try parse { try $0.positiveInt(Self.bare(name), default: defaultValue) }
     }
 }
 

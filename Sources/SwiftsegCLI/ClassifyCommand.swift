@@ -24,7 +24,6 @@ enum ClassifyCommand {
             OptionSpec(names: ["--concurrent"], valueName: "N",
                        help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), the\nthreads split between them."),
             BatchOptions.shard,
-        BatchOptions.shardCount,
             BatchOptions.shardCount,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
@@ -49,19 +48,13 @@ enum ClassifyCommand {
     struct Options {
         var inputs: [String]
         var isBatch: Bool
-        var request = ClassifyImageRequest()
+        var request: ClassifyImageRequest
         var json: Bool
         var batch: BatchOptions.Settings
 
         init(_ args: ParsedArguments) throws {
             (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "classify")
-            request.maximumResults = try args.positiveInt("--top", default: 5)
-            if let mode = args.value("--crop-and-scale") {
-                guard let m = ClassifyImageRequest.CropAndScale(rawValue: mode) else {
-                    throw CLIError.usage("--crop-and-scale must be one of \(ClassifyImageRequest.CropAndScale.allCases.map(\.rawValue).joined(separator: ", ")), got '\(mode)'")
-                }
-                request.cropAndScale = m
-            }
+            request = try args.parse(ClassifyImageRequest.init(parameters:))
             json = args.has("--json")
             batch = try BatchOptions.Settings(args, threads: try ModelOptions.threads(args))
             if !isBatch { try BatchOptions.refuseBatchFlags(args) }

@@ -52,15 +52,7 @@ enum InferCommand {
     /// The library's pipeline for these options, with the background decoded (a picture is read once, for
     /// every photo); `format` is the picture's.
     static func pipeline(_ options: InferOptions, format: ImageFormat) throws -> SubjectLiftingPipeline {
-        var pipeline = SubjectLiftingPipeline()
-        pipeline.lifting = options.lifting
-        if case .composite = pipeline.lifting.output {
-            let background = try options.background.map { try Background(argument: $0) } ?? .original
-            pipeline.lifting.output = .composite(background: background, effect: options.effect)
-        }
-        pipeline.format = format
-        pipeline.encoding = options.encoding
-        return pipeline
+        try options.cutout.pipeline(format: format) { try Background(argument: $0) }
     }
 
     static func runSingle(_ options: InferOptions, segmenter: Segmenter) throws {

@@ -9,13 +9,12 @@ struct InferOptions {
     var instancesPath: String?
     var saliencyPath: String?
     var json: Bool
-    /// `--background` as given (a path is decoded once the photo is, so a bad one fails like a bad photo).
-    var background: String?
-    var effect: Effect?
-    var lifting = LiftingOptions()
-    var encoding = EncodingOptions()
+    /// The picture: output, selection, crop, effect, threshold, encoding, as the library parses them
+    /// (`background` as given: a path is decoded once the photo is, so a bad one fails like a bad photo).
+    var cutout: CutoutParameters
+    var lifting: LiftingOptions { cutout.lifting }
     /// The output format; nil = from the output's extension (PNG when it has none).
-    var format: ImageFormat?
+    var format: ImageFormat? { cutout.format }
     var threads: Int
     /// Decoding limits, and for a batch the workers, lanes, shard, manifest and quiet.
     var batch: BatchOptions.Settings
@@ -88,77 +87,10 @@ struct InferOptions {
         instancesPath = args.value("--instances")
         saliencyPath = args.value("--saliency")
         json = args.has("--json")
-        background = args.value("--background")
         threads = try ModelOptions.threads(args)
-        lifting.crop = args.has("--crop")
-        lifting.request.postProcess = args.has("--post-process")
-        lifting.request.threshold = try args.number("--threshold", default: 0.5, in: 0.000001...1)
-        lifting.request.minimumArea = try args.number("--min-area", default: 0.001, in: 0...0.999999)
+        cutout = try args.parse(CutoutParameters.init)
         batch = try BatchOptions.Settings(args, threads: threads)
-        if let text = args.value("--png-compression") {
-            guard let compression = PNGCompression(text) else {
-                throw CLIError.usage("--png-compression expects fast or a level 0…9, got '\(text)'")
-            }
-            encoding.pngCompression = compression
-        }
-        encoding.jpegQuality = Int(try args.number("--jpeg-quality", default: 90, in: 1...100))
-        if let name = args.value("--format") {
-            guard let f = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
-                throw CLIError.usage("--format must be png or jpeg, got '\(name)'")
-            }
-            format = f
-        }
         overwrite = args.has("--overwrite")
-
-        switch (args.value("--select"), args.value("--point")) {
-        case (.some, .some): throw CLIError.usage("use --select or --point, not both")
-        case (let list?, nil):
-            let parts = list.split(separator: ",", omittingEmptySubsequences: false)
-            let indices = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parts.isEmpty, indices.count == parts.count, indices.allSatisfy({ $0 >= 1 }) else {
-                throw CLIError.usage("--select expects instance numbers like 1,3, got '\(list)'")
-            }
-            lifting.selection = .instances(indices)
-        case (nil, let text?):
-            let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
-            guard parts.count == 2 else { throw CLIError.usage("--point expects X,Y (normalized, e.g. 0.5,0.4), got '\(text)'") }
-            let point = NormalizedPoint(x: parts[0], y: parts[1])
-            guard point.isInUnitSquare else {
-                throw CLIError.usage("--point \(text) is outside the image: X and Y must be between 0 and 1")
-            }
-            lifting.selection = .point(point)
-        case (nil, nil): lifting.selection = .all
-        }
-
-        if let name = args.value("--effect") {
-            switch name {
-            case "darken": effect = .darken(ev: try args.number("--darken-ev", default: 2, in: 0...20))
-            case "blur":
-                effect = .blur(radius: try args.number("--blur-radius", default: 12, in: 0...1000),
-                               haloRadius: try args.number("--halo-radius", default: 16, in: 0...1000),
-                               haloStrength: try args.number("--halo-strength", default: 0.6, in: 0...1))
-            case "highlight":
-                effect = .highlight(dim: try args.number("--dim", default: 0.35, in: 0...1),
-                                    outlineWidth: Int(try args.number("--outline-width", default: 3, in: 0...100)),
-                                    outlineColor: try Self.color(args, "--outline-color", default: .white))
-            case "mask-preview":
-                effect = .maskPreview(color: try Self.color(args, "--preview-color", default: RGB(0, 170, 255)))
-            default:
-                throw CLIError.usage("--effect must be one of \(Effect.names.joined(separator: ", ")), got '\(name)'")
-            }
-        }
-        if let bg = background, bg.hasPrefix("#") { _ = try Self.color(bg) }
-        if background == "transparent" && effect != nil {
-            throw CLIError.usage("effects need an opaque background (the photo's, a colour or an image), not transparent")
-        }
-        if args.has("--mask") {
-            if effect != nil || background != nil {
-                throw CLIError.usage("--mask writes the mask; it cannot be combined with --background or --effect")
-            }
-            lifting.output = .mask
-        } else if effect != nil || background != nil {
-            lifting.output = .composite(background: .original, effect: effect)  // background filled in once decoded
-        }
 
         if isBatch {
             guard let dir = args.value("--output") else {
@@ -175,8 +107,8 @@ struct InferOptions {
             output = dir
         } else {
             guard inputs.count == 1 else { throw CLIError.usage("infer takes one input, got \(inputs.count)") }
-            let defaultExtension = format == .jpeg ? "jpg" : "png"
-            output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: lifting.output),
+            let defaultExtension = cutout.format == .jpeg ? "jpg" : "png"
+            output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: cutout.lifting.output),
                                                                    fileExtension: defaultExtension)
             if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
             try BatchOptions.refuseBatchFlags(args, also: [("--overwrite", overwrite)])
@@ -185,15 +117,6 @@ struct InferOptions {
 
     /// The output format for `path`: --format, else the extension, else PNG.
     func format(for path: String) -> ImageFormat { format ?? ImageFormat(path: path) ?? .png }
-
-    static func color(_ args: ParsedArguments, _ name: String, default value: RGB) throws -> RGB {
-        guard let text = args.value(name) else { return value }
-        return try color(text)
-    }
-
-    static func color(_ text: String) throws -> RGB {
-        do { return try RGB(hex: text) } catch let e as SubjectLiftingError { throw CLIError.usage(e.description) }
-    }
 
     static func defaultOutput(for input: String, suffix: String, fileExtension: String) -> String {
         if input == "-" { return "-" }

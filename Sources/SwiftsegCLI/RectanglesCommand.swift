@@ -34,7 +34,6 @@ enum RectanglesCommand {
                        help: "Batch: photos detected at the same time (default: all cores); one photo\nuses one thread."),
             OptionSpec(names: ["--jobs"], valueName: "N", help: "Batch: photos decoded/encoded alongside detection (2)."),
             BatchOptions.shard,
-        BatchOptions.shardCount,
             BatchOptions.shardCount,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, rectangles\nfound, best confidence, ms)."),
@@ -61,7 +60,7 @@ enum RectanglesCommand {
     struct Options {
         var inputs: [String]
         var isBatch: Bool
-        var request = DetectRectanglesRequest()
+        var request: DetectRectanglesRequest
         var json: Bool
         var extract: String?
         var draw: String?
@@ -69,19 +68,7 @@ enum RectanglesCommand {
 
         init(_ args: ParsedArguments) throws {
             (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "rectangles")
-            request.minimumAspectRatio = try args.number("--min-aspect", default: request.minimumAspectRatio, in: 0...1)
-            request.maximumAspectRatio = try args.number("--max-aspect", default: request.maximumAspectRatio, in: 0...1)
-            request.quadratureTolerance = try args.number("--quadrature-tolerance", default: request.quadratureTolerance,
-                                                          in: 0...45)
-            request.minimumSize = try args.number("--min-size", default: request.minimumSize, in: 0...1)
-            request.minimumConfidence = try args.number("--min-confidence", default: request.minimumConfidence, in: 0...1)
-            if let text = args.value("--max-observations") {
-                guard let n = Int(text), n >= 0 else {
-                    throw CLIError.usage("--max-observations expects 0 (all) or a positive integer, got '\(text)'")
-                }
-                request.maximumObservations = n
-            }
-            do { try request.validate() } catch { throw CLIError.usage("\(error)") }
+            request = try args.parse(DetectRectanglesRequest.init(parameters:))
             json = args.has("--json")
             extract = args.value("--extract")
             draw = args.value("--draw")
