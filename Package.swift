@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "SwiftsegImage", targets: ["SwiftsegImage"]),
         .library(name: "SwiftsegModels", targets: ["SwiftsegModels"]),
         .library(name: "SwiftsegRuntime", targets: ["SwiftsegRuntime"]),
+        .library(name: "SwiftsegService", targets: ["SwiftsegService"]),
         .executable(name: "swiftseg", targets: ["SwiftsegCLI"]),
         .executable(name: "swiftseg-bench", targets: ["swiftseg-bench"]),
     ],
@@ -41,8 +42,12 @@ let package = Package(
         // One folder per network (blocks, configuration, key mapping), registered by architecture name, and
         // the built-in weights.
         .target(name: "SwiftsegModels", dependencies: ["SwiftsegRuntime", "SwiftsegEmbeddedWeights"]),
+        // The HTTP service (`swiftseg serve`): libmicrohttpd, the bounded queue, routes (one file per group),
+        // metrics. Routes call the requests library's pipelines; no image or math logic here.
+        .target(name: "SwiftsegService", dependencies: ["Swiftseg", "SwiftsegRuntime", "_CMicroHTTPD"]),
         // Thin front ends: argument parsing and printing only.
-        .executableTarget(name: "SwiftsegCLI", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
+        .executableTarget(name: "SwiftsegCLI",
+                          dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime", "SwiftsegService"]),
         .executableTarget(name: "swiftseg-bench", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
         // libFuzzer harness for the image and weights parsers (a file replayer when built without the fuzzer).
         .executableTarget(name: "swiftseg-fuzz", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
@@ -68,10 +73,12 @@ let package = Package(
             sources: ["embedded_weights.c"],
             cSettings: [.headerSearchPath(".")]
         ),
-        // C libraries from Debian packages: libpng-dev, libturbojpeg0-dev. OpenBLAS (libopenblas-dev) is
+        // C libraries from Debian packages: libpng-dev, libturbojpeg0-dev, libmicrohttpd-dev (the service; its
+        // shim wraps the two variadic calls Swift cannot make). OpenBLAS (libopenblas-dev) is
         // opened lazily by SwiftsegRuntime/BLAS/BLAS.swift, so its core type can be chosen before it loads.
         .systemLibrary(name: "_CPNG", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "_CTurboJPEG", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "_CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         // Header only: what the kernels need from C (Sources/_CKernelSupport/kernel_support.h): the prefetch
         // instruction and an optimisation barrier for vectors.
         .systemLibrary(name: "_CKernelSupport"),
@@ -85,9 +92,13 @@ let package = Package(
                     dependencies: ["SwiftsegModels", "SwiftsegRuntime", "SwiftsegTestSupport",
                                    "SwiftsegAllocationCounter"]),
         .testTarget(name: "SwiftsegTests", dependencies: ["Swiftseg", "SwiftsegModels", "SwiftsegRuntime"]),
-        .testTarget(name: "SwiftsegCLITests", dependencies: ["SwiftsegCLI", "swiftseg-fuzz"]),
+        .testTarget(name: "SwiftsegServiceTests",
+                    dependencies: ["SwiftsegService", "Swiftseg", "SwiftsegModels", "SwiftsegServiceTestSupport"]),
+        .testTarget(name: "SwiftsegCLITests", dependencies: ["SwiftsegCLI", "swiftseg-fuzz", "SwiftsegServiceTestSupport"]),
         // Test support: fixture paths and tensor helpers for the runtime's and the models' tests.
         .target(name: "SwiftsegTestSupport", dependencies: ["SwiftsegRuntime"], path: "Tests/SwiftsegTestSupport"),
+        // A raw-socket HTTP client for the service's tests (and the CLI's `serve` tests).
+        .target(name: "SwiftsegServiceTestSupport", path: "Tests/SwiftsegServiceTestSupport"),
         // Counts heap allocations (wraps the malloc family), for the no-allocation test.
         .target(name: "SwiftsegAllocationCounter", path: "Tests/SwiftsegAllocationCounter"),
     ]

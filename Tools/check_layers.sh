@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layers' dependency rule, checked on the sources' imports (docs/ARCHITECTURE.md, "Layers"): C shims →
-# kernels → runtime (names no model) → models; image library (no network code) → requests → CLI / bench; the
+# kernels → runtime (names no model) → models; image library (no network code) → requests → CLI / service / bench; the
 # rectangle request builds on the image library alone.
 # Package.swift declares the same edges; this also catches an import the build would let through (a module
 # already built for another target). Run by .ci/run.
@@ -21,5 +21,7 @@ forbid SwiftsegKernels SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
 forbid SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
 forbid SwiftsegModels Swiftseg SwiftsegImage
 forbid Swiftseg/Rectangles SwiftsegRuntime SwiftsegModels SwiftsegKernels   # classic vision: the image library only
+forbid Swiftseg SwiftsegService SwiftsegCLI _CMicroHTTPD                    # the library knows no front end
+forbid SwiftsegService SwiftsegModels SwiftsegKernels SwiftsegCLI _CPNG _CTurboJPEG  # routes call the pipelines
 [ "$status" = 0 ] && echo "layers: imports follow the dependency rule"
 exit "$status"

@@ -6,6 +6,7 @@ let commands: [(spec: CommandSpec, run: (ParsedArguments) throws -> Void)] = [
     (InferCommand.spec, InferCommand.run),
     (ClassifyCommand.spec, ClassifyCommand.run),
     (RectanglesCommand.spec, RectanglesCommand.run),
+    (ServeCommand.spec, ServeCommand.run),
     (RunTensorCommand.spec, RunTensorCommand.run),
     (InspectCommand.spec, InspectCommand.run),
 ]

@@ -30,4 +30,22 @@ public enum ProcessMemory {
         return false
         #endif
     }
+
+    /// The process's resident set size now, in bytes (Linux: /proc/self/statm), or nil where unknown.
+    public static func residentBytes() -> Int? {
+        #if os(Linux)
+        let fd = open("/proc/self/statm", O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { return nil }
+        // "size resident shared …", in pages
+        let fields = buffer[..<n].split(separator: UInt8(ascii: " "))
+        guard fields.count >= 2, let pages = Int(String(decoding: fields[1], as: UTF8.self)) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        #else
+        return nil
+        #endif
+    }
 }

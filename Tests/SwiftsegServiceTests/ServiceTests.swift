@@ -1,0 +1,293 @@
+import Foundation
+import Swiftseg
+import SwiftsegModels
+import SwiftsegRuntime
+import SwiftsegService
+import SwiftsegServiceTestSupport
+import XCTest
+
+/// The service on 127.0.0.1, an ephemeral port, started and stopped by each test; requests over real sockets.
+final class ServiceTests: XCTestCase {
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures").path
+    static let saliency = try! ModelSource(argument: "u2netp").load()
+    static let classifier = try! ModelSource(argument: "efficientnet-lite0").load()
+
+    static func photo(_ name: String) -> [UInt8] { Array(FileManager.default.contents(atPath: "\(fixtures)/\(name)")!) }
+
+    /// Logged lines, so tests can check them and the output stays quiet.
+    final class Log: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    }
+
+    private func start(threads: Int = 2, concurrent: Int = 1, maxQueue: Int = 8, maxBodyBytes: Int = 64 << 20,
+                       requestTimeout: Double? = 60, log: Log = Log()) throws -> (Service, Int) {
+        var configuration = Service.Configuration()
+        configuration.port = 0
+        configuration.threads = threads
+        configuration.concurrent = concurrent
+        configuration.maxQueue = maxQueue
+        configuration.maxBodyBytes = maxBodyBytes
+        configuration.requestTimeout = requestTimeout
+        let service = try Service(configuration: configuration, saliencyModel: Self.saliency,
+                                  classifierModel: Self.classifier, log: log.append)
+        let port = try service.start()
+        addTeardownBlock { service.drain(timeout: 10) }
+        return (service, port)
+    }
+
+    /// The library's own answer, on a segmenter with the lane's threads (results depend on the thread split in
+    /// the last bit of a few pixels, as the CLI's do).
+    private func expectedPicture(_ photo: [UInt8], _ values: [String: String], threads: Int) throws -> [UInt8] {
+        let cutout = try CutoutParameters(RequestParameters(values: values, prefix: ""))
+        let pipeline = try cutout.pipeline(format: cutout.format ?? .png) { try Background(argument: $0) }
+        var configuration = Segmenter.Configuration()
+        configuration.threads = threads
+        let segmenter = Segmenter(model: Self.saliency, configuration: configuration)
+        return try pipeline.encode(pipeline.lift(Image(encoded: photo, name: "x"), with: segmenter)).image
+    }
+
+    private func withoutTimings(_ json: [String: Any]) -> NSDictionary {
+        var copy = json
+        copy["timingsMs"] = nil
+        return copy as NSDictionary
+    }
+
+    func testEachEndpointGivesTheLibrarysAnswer() throws {
+        let (_, port) = try start()
+        let photo = Self.photo("photos/chelsea.png")
+
+        for (query, values) in [("", [String: String]()), ("?mask=1", ["mask": "1"]),
+                                ("?effect=blur&blur-radius=8&format=jpeg", ["effect": "blur", "blur-radius": "8", "format": "jpeg"]),
+                                ("?background=%23102030&crop", ["background": "#102030", "crop": ""])] {
+            let response = try TestConnection.request(port: port, "POST", "/v1/cutout" + query, body: photo)
+            XCTAssertEqual(response.status, 200, query + response.text)
+            XCTAssertEqual(response.body, try expectedPicture(photo, values, threads: 2), query)
+            XCTAssertEqual(response.headers["content-type"], values["format"] == "jpeg" ? "image/jpeg" : "image/png")
+        }
+
+        // rembg's API: multipart with its parameters as form fields or in the query
+        let form = TestConnection.multipart([("file", "cat.png", photo), ("om", nil, Array("true".utf8))])
+        let mask = try TestConnection.request(port: port, "POST", "/api/remove", body: form.body,
+                                              headers: ["Content-Type": form.contentType])
+        XCTAssertEqual(mask.status, 200, mask.text)
+        XCTAssertEqual(mask.body, try expectedPicture(photo, ["mask": "1"], threads: 2))
+        let white = try TestConnection.request(port: port, "POST", "/api/remove?bgc=255,255,255,255&ppm=true", body: photo)
+        XCTAssertEqual(white.body, try expectedPicture(photo, ["background": "#ffffff", "post-process": "1"], threads: 2))
+
+        let subjects = try TestConnection.request(port: port, "POST", "/v1/subjects?threshold=0.4", body: photo)
+        XCTAssertEqual(subjects.status, 200)
+        var configuration = Segmenter.Configuration()
+        configuration.threads = 2
+        var pipeline = SubjectLiftingPipeline()
+        pipeline.lifting.request.threshold = 0.4
+        pipeline.lifting.output = .mask
+        let lifted = try pipeline.lift(Image(encoded: photo, name: "x"), with: Segmenter(model: Self.saliency, configuration: configuration))
+        let report = pipeline.report(for: lifted, input: nil, model: "u2netp", timingsMs: [:])
+        let expected = try JSONSerialization.jsonObject(with: Data(report.jsonData())) as! [String: Any]
+        XCTAssertEqual(withoutTimings(subjects.json), withoutTimings(expected))
+
+        let labels = try TestConnection.request(port: port, "POST", "/v1/classify?top=2&crop-and-scale=scaleFit", body: photo)
+        let request = ClassifyImageRequest(cropAndScale: .scaleFit, maximumResults: 2)
+        var classifierConfiguration = Classifier.Configuration()
+        classifierConfiguration.threads = 2
+        let result = Classifier(model: Self.classifier, configuration: classifierConfiguration)
+            .classify(try Image(encoded: photo, name: "x"), request: request)
+        let expectedLabels = try JSONSerialization.jsonObject(with: Data(
+            result.report(input: nil, model: "efficientnet-lite0", cropAndScale: .scaleFit).jsonData())) as! [String: Any]
+        XCTAssertEqual(withoutTimings(labels.json), withoutTimings(expectedLabels))
+
+        let card = Self.photo("rectangles/a4-upright.jpg")
+        let found = try TestConnection.request(port: port, "POST", "/v1/rectangles?max-observations=0", body: card)
+        let cardImage = try Image(encoded: card, name: "x")
+        let detected = try RectanglesPipeline.detect(cardImage, request: DetectRectanglesRequest(maximumObservations: 0))
+        let expectedRectangles = try JSONSerialization.jsonObject(with: Data(detected.report(input: nil).jsonData())) as! [String: Any]
+        XCTAssertEqual(withoutTimings(found.json), withoutTimings(expectedRectangles))
+        XCTAssertFalse((found.json["rectangles"] as? [Any] ?? []).isEmpty)
+        let crop = try TestConnection.request(port: port, "POST", "/v1/rectangles?extract=1", body: card)
+        XCTAssertEqual(crop.headers["content-type"], "image/png")
+        XCTAssertEqual(crop.body, try detected.extracts(from: cardImage)[0].pngData())
+    }
+
+    func testSixteenClientsAtOnceAllGetTheSameAnswer() throws {
+        let (service, port) = try start(concurrent: 2, maxQueue: 16)
+        let photo = Self.photo("photos/coins.png")
+        let expected = try expectedPicture(photo, ["mask": "1"], threads: 1)
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            results.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: photo) })
+        }
+        for result in results.all {
+            let response = try result.get()
+            XCTAssertEqual(response.status, 200, response.text)
+            XCTAssertEqual(response.body, expected)
+        }
+        XCTAssertEqual(service.metrics.count(route: "/v1/cutout", status: 200), 16)
+    }
+
+    func testAFullQueueAnswers503WithRetryAfterAtOnce() throws {
+        let (service, port) = try start(concurrent: 1, maxQueue: 0)
+        let photo = Self.photo("photos/astronaut.png")
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            results.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout", body: photo) })
+        }
+        let responses = try results.all.map { try $0.get() }
+        let busy = responses.filter { $0.status == 503 }
+        XCTAssertFalse(busy.isEmpty, "six requests at once on one lane with no queue: some must be refused")
+        XCTAssertTrue(responses.contains { $0.status == 200 })
+        for response in busy {
+            XCTAssertEqual(response.headers["retry-after"], "1")
+            XCTAssertEqual(response.errorCode, "busy")
+        }
+        XCTAssertTrue(responses.allSatisfy { $0.status == 200 || $0.status == 503 })
+        let metrics = try TestConnection.request(port: port, "GET", "/metrics").text
+        XCTAssertTrue(metrics.contains("swiftseg_rejections_total{reason=\"queue_full\"} \(busy.count)\n"), metrics)
+        XCTAssertEqual(service.metrics.count(route: "/v1/cutout", status: 503), busy.count)
+    }
+
+    func testBadInputsGetTheRightStatusAndJSONAndTheServerStaysUp() throws {
+        let log = Log()
+        let (_, port) = try start(maxBodyBytes: 2 << 20, log: log)
+        let png = Self.photo("photos/chelsea.png"), jpeg = Self.photo("photos/rocket.jpg")
+        var mutated = jpeg
+        for i in 0..<40 { mutated[600 + (i * 7919) % (mutated.count - 600)] ^= 0x5a }  // the same bytes every run
+        let form = TestConnection.multipart([("other", nil, Array("x".utf8))])
+        let cases: [(String, String, [UInt8]?, [String: String], Int, String)] = [
+            ("empty body", "/v1/cutout", [], [:], 400, "bad_request"),
+            ("garbage", "/v1/cutout", Array("hello, not an image".utf8), [:], 415, "unsupported_media_type"),
+            ("truncated PNG", "/v1/cutout", Array(png.prefix(png.count / 2)), [:], 422, "corrupt_image"),
+            ("truncated JPEG", "/v1/classify", Array(jpeg.prefix(400)), [:], 422, "corrupt_image"),
+            ("multipart without file", "/api/remove", form.body, ["Content-Type": form.contentType], 400, "bad_request"),
+            ("multipart without its boundary", "/api/remove", Array("--nope\r\n".utf8), ["Content-Type": "multipart/form-data; boundary=abc"], 400, "bad_request"),
+            ("multipart, no boundary parameter", "/api/remove", png, ["Content-Type": "multipart/form-data"], 400, "bad_request"),
+            ("4 GiB Content-Length", "/v1/cutout", nil, ["Content-Length": "4294967296"], 413, "too_large"),
+            ("over --max-body-mb", "/v1/cutout", [UInt8](repeating: 0xff, count: 3 << 20), [:], 413, "too_large"),
+            ("bad threshold", "/v1/cutout?threshold=7", png, [:], 400, "bad_request"),
+            ("unknown parameter", "/v1/classify?topp=3", png, [:], 400, "bad_request"),
+            ("background from a file", "/v1/cutout?background=/etc/passwd", png, [:], 400, "bad_request"),
+            ("alpha matting", "/api/remove?a=true", png, [:], 400, "bad_request"),
+            ("another model", "/api/remove?model=isnet-anime", png, [:], 400, "bad_request"),
+            ("bad bgc", "/api/remove?bgc=1,2,3", png, [:], 400, "bad_request"),
+            ("bad rectangles limits", "/v1/rectangles?min-aspect=0.9&max-aspect=0.2", png, [:], 400, "bad_request"),
+            ("no rectangle to extract", "/v1/rectangles?extract=1&min-size=1", png, [:], 422, "no_rectangle"),
+            ("unknown route", "/v2/cutout", png, [:], 404, "not_found"),
+        ]
+        for (name, target, body, headers, status, code) in cases {
+            let response = try TestConnection.request(port: port, "POST", target, body: body, headers: headers)
+            XCTAssertEqual(response.status, status, "\(name): \(response.text)")
+            XCTAssertEqual(response.errorCode, code, name)
+            XCTAssertEqual(response.headers["content-type"], "application/json", name)
+            XCTAssertNotNil((response.json["error"] as? [String: Any])?["message"] as? String, name)
+        }
+        let mutatedResponse = try TestConnection.request(port: port, "POST", "/v1/cutout", body: mutated)
+        XCTAssertTrue([200, 422].contains(mutatedResponse.status), "a mutated JPEG decodes or is refused: \(mutatedResponse.text)")
+        let wrongMethod = try TestConnection.request(port: port, "GET", "/v1/cutout")
+        XCTAssertEqual(wrongMethod.status, 405)
+        XCTAssertEqual(wrongMethod.headers["allow"], "POST")
+        XCTAssertEqual(try TestConnection.request(port: port, "GET", "/api/remove?url=http://example.com/a.jpg").status, 400)
+
+        // a chunked body over the cap is counted as it arrives and refused at its end
+        let chunked = try TestConnection(port: port)
+        var body: [UInt8] = []
+        for _ in 0..<3 { body += Array("100000\r\n".utf8) + [UInt8](repeating: 1, count: 0x100000) + Array("\r\n".utf8) }
+        body += Array("0\r\n\r\n".utf8)
+        try chunked.send(Array("POST /v1/cutout HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8) + body)
+        let overflow = try chunked.readResponse()
+        XCTAssertEqual(overflow.status, 413)
+        XCTAssertEqual(overflow.errorCode, "too_large")
+
+        XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200, "still up")
+        XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: png).status, 200)
+        XCTAssertTrue(log.all.contains { $0.hasPrefix("POST /v1/cutout 413 ") }, log.all.joined(separator: "\n"))
+    }
+
+    func testKeepAliveServesSeveralRequestsOnOneConnection() throws {
+        let (_, port) = try start()
+        let connection = try TestConnection(port: port)
+        let photo = Self.photo("photos/coins.png")
+        for _ in 0..<3 {
+            XCTAssertEqual(try connection.request("POST", "/v1/classify?top=1", body: photo).status, 200)
+        }
+        XCTAssertEqual(try connection.request("GET", "/readyz").status, 200)
+    }
+
+    func testDrainFinishesRequestsInFlightAndRefusesNewOnes() throws {
+        let (service, port) = try start()
+        let photo = Self.photo("photos/astronaut.png")
+        let probe = try TestConnection(port: port)  // opened before the drain, kept alive
+        XCTAssertEqual(try probe.request("GET", "/readyz").status, 200)
+        let inFlight = Results()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) {
+            inFlight.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout", body: photo) })
+        }
+        while service.requestsInProgress == 0 { usleep(1000) }
+        let drained = Results()
+        DispatchQueue.global().async(group: group) {
+            drained.add(Result { service.drain(timeout: 20) })
+        }
+        while service.isReady { usleep(1000) }
+        let ready = try probe.request("GET", "/readyz")
+        XCTAssertEqual(ready.status, 503)
+        XCTAssertEqual(ready.json["status"] as? String, "draining")
+        group.wait()
+        XCTAssertEqual(try inFlight.all[0].get().status, 200, "the request in flight finishes")
+        XCTAssertEqual(try drained.raw[0].get() as? Bool, true)
+        XCTAssertThrowsError(try TestConnection(port: port).request("GET", "/livez"), "no new connections after a drain")
+    }
+
+    func testMetricsAreInPrometheusTextFormat() throws {
+        let (_, port) = try start()
+        _ = try TestConnection.request(port: port, "POST", "/v1/classify", body: Self.photo("photos/coins.png"))
+        _ = try TestConnection.request(port: port, "POST", "/v1/classify", body: [])
+        let response = try TestConnection.request(port: port, "GET", "/metrics")
+        XCTAssertEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8")
+        let text = response.text
+        for line in ["swiftseg_http_requests_total{route=\"/v1/classify\",status=\"200\"} 1",
+                     "swiftseg_http_requests_total{route=\"/v1/classify\",status=\"400\"} 1",
+                     "swiftseg_http_request_duration_seconds_count{route=\"/v1/classify\"} 2",
+                     "swiftseg_http_request_duration_seconds_bucket{route=\"/v1/classify\",le=\"+Inf\"} 2",
+                     "swiftseg_queue_depth 0", "swiftseg_in_flight 0", "swiftseg_lanes 1", "swiftseg_ready 1"] {
+            XCTAssertTrue(text.contains(line + "\n"), "missing \(line) in\n\(text)")
+        }
+        // every sample line is `name{labels} value` and every family is declared before its samples
+        var declared = Set<String>()
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# TYPE ") { declared.insert(String(line.split(separator: " ")[2])); continue }
+            if line.hasPrefix("#") { continue }
+            let name = String(line.prefix { $0 != "{" && $0 != " " })
+            let family = ["_bucket", "_sum", "_count"].reduce(name) { $0.hasSuffix($1) ? String($0.dropLast($1.count)) : $0 }
+            XCTAssertTrue(declared.contains(family) || declared.contains(name), "undeclared: \(line)")
+            XCTAssertNotNil(Double(line.split(separator: " ").last!), "value: \(line)")
+        }
+        let rss = text.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") }
+        XCTAssertGreaterThan(Double(rss?.split(separator: " ").last ?? "0") ?? 0, 10e6)
+    }
+
+    func testThePageIsServedWithNoOutsideResources() throws {
+        let (_, port) = try start()
+        let page = try TestConnection.request(port: port, "GET", "/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
+        for endpoint in ["/v1/cutout", "/v1/subjects", "/v1/classify", "/v1/rectangles"] {
+            XCTAssertTrue(page.text.contains(endpoint), endpoint)
+        }
+        XCTAssertFalse(page.text.contains("http://") && !page.text.contains("http://www.w3.org/2000/svg"))
+        XCTAssertFalse(page.text.contains("https://"), "no CDN")
+    }
+
+    final class Results: @unchecked Sendable {
+        private let lock = NSLock()
+        private var values: [Result<Any, any Error>] = []
+        func add<T>(_ result: Result<T, any Error>) { lock.lock(); values.append(result.map { $0 as Any }); lock.unlock() }
+        var all: [Result<TestConnection.Response, any Error>] {
+            lock.lock(); defer { lock.unlock() }
+            return values.map { $0.map { $0 as? TestConnection.Response ?? TestConnection.Response(status: -1, headers: [:], body: []) } }
+        }
+        var raw: [Result<Any, any Error>] { lock.lock(); defer { lock.unlock() }; return values }
+    }
+}
