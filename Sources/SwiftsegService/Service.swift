@@ -90,6 +90,7 @@ public final class Service: HTTPHandler, @unchecked Sendable {
     public func start() throws -> Int {
         var limits = configuration.http
         limits.maxBodyBytes = configuration.maxBodyBytes
+        limits.bodySeconds = configuration.requestTimeout  // a body still arriving at the deadline would miss it anyway
         let server = try HTTPServer(host: configuration.host, port: configuration.port, limits: limits, handler: self)
         self.server = server
         return server.port

@@ -24,7 +24,7 @@ final class ServiceTests: XCTestCase {
     }
 
     private func start(threads: Int = 2, concurrent: Int = 1, maxQueue: Int = 8, maxBodyBytes: Int = 64 << 20,
-                       requestTimeout: Double? = 60, log: Log = Log()) throws -> (Service, Int) {
+                       requestTimeout: Double? = 60, idleSeconds: Int = 30, log: Log = Log()) throws -> (Service, Int) {
         var configuration = Service.Configuration()
         configuration.port = 0
         configuration.threads = threads
@@ -32,6 +32,7 @@ final class ServiceTests: XCTestCase {
         configuration.maxQueue = maxQueue
         configuration.maxBodyBytes = maxBodyBytes
         configuration.requestTimeout = requestTimeout
+        configuration.http.idleTimeoutSeconds = idleSeconds
         let service = try Service(configuration: configuration, saliencyModel: Self.saliency,
                                   classifierModel: Self.classifier, log: log.append)
         let port = try service.start()
@@ -203,6 +204,29 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200, "still up")
         XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: png).status, 200)
         XCTAssertTrue(log.all.contains { $0.hasPrefix("POST /v1/cutout 413 ") }, log.all.joined(separator: "\n"))
+    }
+
+    func testSlowAndSilentClientsAreCutOffAndGiveTheirPlaceBack() throws {
+        let (_, port) = try start(concurrent: 1, maxQueue: 0, requestTimeout: 1, idleSeconds: 1)
+        let photo = Self.photo("photos/coins.png")
+        let head = Array("POST /v1/classify HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n".utf8)
+        for trickles in [true, false] {  // a body sent a byte at a time past the deadline; a body never sent
+            let slow = try TestConnection(port: port)
+            try slow.send(head + [1, 2, 3])
+            usleep(100_000)
+            XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: photo).status, 503,
+                           "the slow client holds the only place")
+            var cutOff = false
+            for _ in 0..<15 where !cutOff {
+                usleep(300_000)
+                if trickles { do { try slow.send([4]) } catch { cutOff = true } }
+                else { cutOff = (try? slow.readResponse()) == nil }
+            }
+            XCTAssertTrue(cutOff || (try? slow.readResponse()) == nil, "trickles: \(trickles)")
+            usleep(200_000)
+            XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: photo).status, 200,
+                           "its place is free again (trickles: \(trickles))")
+        }
     }
 
     func testKeepAliveServesSeveralRequestsOnOneConnection() throws {

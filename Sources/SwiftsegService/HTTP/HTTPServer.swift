@@ -1,4 +1,5 @@
 import _CMicroHTTPD
+import Dispatch
 import Foundation
 
 /// What the server asks of the service, in the order a request goes through it.
@@ -35,6 +36,9 @@ public final class HTTPServer: @unchecked Sendable {
         public var connectionsPerAddress = 64
         /// Seconds a connection may sit idle (slow or silent clients) before it is closed.
         public var idleTimeoutSeconds = 30
+        /// Seconds a body may take to arrive in full; a client still sending after that is disconnected (a
+        /// trickling upload would otherwise hold its queue place forever). nil: no limit.
+        public var bodySeconds: Double? = 60
         public init() {}
     }
 
@@ -119,6 +123,7 @@ public final class HTTPServer: @unchecked Sendable {
         let context: AnyObject?
         var body: [UInt8] = []
         var tooLarge = false
+        let start = DispatchTime.now().uptimeNanoseconds
         init(head: HTTPRequestHead, context: AnyObject?) { self.head = head; self.context = context }
     }
 
@@ -147,6 +152,9 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
         if uploadSize.pointee > 0 {
+            if let limit = limits.bodySeconds, Double(DispatchTime.now().uptimeNanoseconds - exchange.start) / 1e9 > limit {
+                return .NO  // closes the connection; completion still runs and releases the request's place
+            }
             if !exchange.tooLarge, let upload {
                 if exchange.body.count + uploadSize.pointee > limits.maxBodyBytes {
                     exchange.tooLarge = true
