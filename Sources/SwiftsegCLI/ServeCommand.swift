@@ -21,7 +21,7 @@ enum ServeCommand {
                        help: "Subject-lifting model: u2netp (default, built in), u2net, or a .safetensors\nfile (classification uses the built-in efficientnet-lite0)."),
             OptionSpec(names: ["--threads"], valueName: "N", help: "Worker threads for the networks (default: all cores)."),
             OptionSpec(names: ["--concurrent"], valueName: "N",
-                       help: "Requests in the networks at once (2, or 1 with --threads 1), --threads split\nbetween them, each with its own activation memory (~110 MB for u2netp)."),
+                       help: "Requests in the networks at once (2, or 1 with --threads 1), --threads split\nbetween them, each with its own activation memory (~110 MB for u2netp). 2 gives the\nmost requests/s under load; 1 the lowest latency for one client at a time (PERF.md)."),
             OptionSpec(names: ["--max-queue"], valueName: "N",
                        help: "Requests admitted beyond --concurrent, waiting for a lane (8); more get\n503 with Retry-After at once."),
             OptionSpec(names: ["--max-body-mb"], valueName: "N",

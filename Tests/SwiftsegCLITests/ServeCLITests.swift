@@ -86,4 +86,18 @@ final class ServeCLITests: CLITestCase {
         XCTAssertEqual(r.status, 1)
         assertCleanFailure(r, mentions: "cannot listen on 127.0.0.1:\(server.port)")
     }
+
+    /// The page in a real headless browser (Tools/check_page.py: Selenium driving Debian's chromium): pick a
+    /// photo, get the cutout, instances, labels and rectangles, switch to the mask. Skipped, saying why, where
+    /// chromium, chromedriver or Selenium is missing (CI does not install a browser).
+    func testThePageWorksInAHeadlessBrowser() throws {
+        let tools = URL(fileURLWithPath: Self.fixtures).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Tools").path
+        let python = ["\(tools)/.venv/bin/python", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let python else { throw XCTSkip("no Python to run Tools/check_page.py") }
+        let r = try run(["\(tools)/check_page.py", "--swiftseg", Self.binary], binary: python)
+        let output = String(decoding: r.stdout, as: UTF8.self) + r.stderr
+        if r.status == 77 { throw XCTSkip(output.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        XCTAssertEqual(r.status, 0, output)
+    }
 }

@@ -52,8 +52,8 @@ enum WebPage {
   <section class="stage">
     <div class="panel"><h2>Result</h2><div class="frame checker"><img id="result" alt="result"></div>
       <div><a id="download" class="button" download="cutout.png" hidden>Download</a></div></div>
-    <div class="panel"><h2>Photo and rectangles</h2><div class="frame"><img id="photo" alt="photo"><svg id="quads"></svg></div></div>
-    <div class="panel"><h2>Instances</h2><table id="instances"></table></div>
+    <div class="panel"><h2>Photo and rectangles (best in yellow)</h2><div class="frame"><img id="photo" alt="photo"><svg id="quads"></svg></div></div>
+    <div class="panel"><h2>Instances (area: share of the photo)</h2><table id="instances"></table></div>
     <div class="panel"><h2>Labels</h2><table id="labels"></table></div>
   </section>
 </main>
@@ -105,11 +105,12 @@ async function run() {
     const [subjects, labels, rectangles] = await Promise.all([
       call("/v1/subjects").then((r) => r.json()),
       call("/v1/classify", { top: "3" }).then((r) => r.json()),
-      call("/v1/rectangles", { "max-observations": "0" }).then((r) => r.json()),
+      call("/v1/rectangles", { "max-observations": "3" }).then((r) => r.json()),
       renderPicture(),
     ]);
     const instances = $("instances"); instances.replaceChildren(row(["#", "area", "score"], true));
-    for (const i of subjects.instances) instances.appendChild(row([i.index, (100 * i.area).toFixed(1) + " %", i.score.toFixed(2)]));
+    const pixels = subjects.width * subjects.height;
+    for (const i of subjects.instances) instances.appendChild(row([i.index, (100 * i.area / pixels).toFixed(1) + " %", i.score.toFixed(2)]));
     const table = $("labels"); table.replaceChildren(row(["confidence", "label"], true));
     for (const c of labels.classifications) table.appendChild(row([c.confidence.toFixed(2), c.identifier]));
     const svg = $("quads");
@@ -124,7 +125,9 @@ async function run() {
       poly.setAttribute("stroke-width", Math.max(2, rectangles.width / 250));
       svg.appendChild(poly);
     });
-    say(subjects.instances.length + " instance(s), " + rectangles.rectangles.length + " rectangle(s), top label: " +
+    say(subjects.instances.length + " instance(s); " + rectangles.rectangles.length + " rectangle(s)" +
+        (rectangles.rectangles.length ? " (confidence " + rectangles.rectangles.map((r) => r.confidence.toFixed(2)).join(", ") + ")" : "") +
+        "; top label: " +
         (labels.classifications[0] ? labels.classifications[0].identifier : "none"));
   } catch (e) {
     say(e.message, true);

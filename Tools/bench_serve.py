@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Load benchmark for `swiftseg serve` beside rembg's `rembg s`, on loopback, for PERF.md.
+
+    python3 Tools/bench_serve.py [--requests 2000] [--clients 1,4,16] [--rounds 1] [--concurrent 2]
+                                 [--rembg PATH] [--rembg-requests 300]
+
+For each round, client count and server (alternating: swiftseg, then rembg if given), it starts the server fresh
+on 127.0.0.1, waits until it answers, sends 10 warm-up requests, then `--requests` requests from `--clients`
+threads, each with its own keep-alive connection, POSTing the committed sample photos in turn to
+`/api/remove` (multipart field `file`, `model=u2netp`: the endpoint both servers share). It samples the server's
+RSS (/proc/PID/status) after the 200th request and at the end, and its peak (VmHWM), and prints one JSON line per
+run: requests/s, latency median and 95th percentile, errors, RSS. Bounded: every run stops at `--time-limit`
+seconds. Standard library only (no Tools venv needed for the client).
+
+rembg: `--rembg /path/to/venv/bin/rembg` (pip install "rembg[cpu,cli]"; its u2netp.onnx must already be in
+~/.u2net, as rembg downloads models from GitHub, which is not reachable here).
+"""
+
+import argparse
+import http.client
+import json
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PHOTOS = [os.path.join(HERE, "..", "Tests", "Fixtures", "photos", f)
+          for f in ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"]]
+
+
+def multipart(data, name):
+    boundary = uuid.uuid4().hex
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nu2netp\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+            f"Content-Type: application/octet-stream\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return body, f"multipart/form-data; boundary={boundary}"
+
+
+def memory(pid):
+    values = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("VmRSS:", "VmHWM:")):
+                values[line.split(":")[0]] = int(line.split()[1]) / 1024
+    return values
+
+
+def wait_ready(port, process, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"bench_serve: the server exited with {process.returncode}")
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/")
+            c.getresponse().read()
+            return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("bench_serve: the server did not answer in time")
+
+
+def run(kind, command, port, clients, requests, time_limit, bodies):
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(port, process)
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        for i in range(10):
+            body, ctype = bodies[i % len(bodies)]
+            c.request("POST", "/api/remove", body=body, headers={"Content-Type": ctype})
+            r = c.getresponse()
+            r.read()
+            if r.status != 200:
+                raise SystemExit(f"bench_serve: warm-up request answered {r.status}")
+        c.close()
+        lock = threading.Lock()
+        state = {"next": 0, "done": 0, "errors": 0, "latencies": [], "rss_at_200": None}
+        stop_at = time.time() + time_limit
+
+        def client():
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            while True:
+                with lock:
+                    if state["next"] >= requests or time.time() > stop_at:
+                        return
+                    i = state["next"]
+                    state["next"] += 1
+                body, ctype = bodies[i % len(bodies)]
+                t0 = time.perf_counter()
+                try:
+                    conn.request("POST", "/api/remove", body=body, headers={"Content-Type": ctype})
+                    r = conn.getresponse()
+                    r.read()
+                    ok = r.status == 200
+                except (OSError, http.client.HTTPException):
+                    ok = False
+                    conn.close()
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                seconds = time.perf_counter() - t0
+                with lock:
+                    state["done"] += 1
+                    state["latencies"].append(seconds)
+                    state["errors"] += 0 if ok else 1
+                    if state["done"] == 200:
+                        state["rss_at_200"] = memory(process.pid)["VmRSS"]
+
+        threads = [threading.Thread(target=client) for _ in range(clients)]
+        t0 = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        elapsed = time.perf_counter() - t0
+        end = memory(process.pid)
+        lat = sorted(state["latencies"])
+        result = {
+            "server": kind, "clients": clients, "requests": state["done"], "errors": state["errors"],
+            "seconds": round(elapsed, 2), "requests_per_s": round(state["done"] / elapsed, 3),
+            "latency_ms_median": round(1000 * statistics.median(lat), 1),
+            "latency_ms_p95": round(1000 * lat[int(0.95 * (len(lat) - 1))], 1),
+            "rss_mb_at_200": round(state["rss_at_200"], 1) if state["rss_at_200"] else None,
+            "rss_mb_end": round(end["VmRSS"], 1), "peak_rss_mb": round(end["VmHWM"], 1),
+        }
+        if result["rss_mb_at_200"]:
+            result["rss_growth_200_to_end"] = round(end["VmRSS"] / state["rss_at_200"] - 1, 4)
+        return result
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--requests", type=int, default=2000)
+    p.add_argument("--rembg-requests", type=int, default=300, help="requests per rembg run (it is slower)")
+    p.add_argument("--clients", default="1,4,16")
+    p.add_argument("--rounds", type=int, default=1)
+    p.add_argument("--time-limit", type=float, default=900, help="seconds per run at most")
+    p.add_argument("--swiftseg", default=os.path.join(HERE, "..", ".build", "release", "swiftseg"))
+    p.add_argument("--rembg", help="rembg's executable (rembg[cli]); omitted: swiftseg only")
+    p.add_argument("--concurrent", type=int, default=2, help="swiftseg's lanes (--concurrent)")
+    p.add_argument("--port", type=int, default=7077)
+    a = p.parse_args()
+    bodies = []
+    for path in PHOTOS:
+        with open(path, "rb") as f:
+            bodies.append(multipart(f.read(), os.path.basename(path)))
+    for _ in range(a.rounds):
+        for clients in [int(c) for c in a.clients.split(",")]:
+            servers = [("swiftseg", [a.swiftseg, "serve", "--host", "127.0.0.1", "--port", str(a.port),
+                                     "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"], a.requests)]
+            if a.rembg:
+                servers.append(("rembg", [a.rembg, "s", "--host", "127.0.0.1", "--port", str(a.port + 1),
+                                          "--log_level", "error", "--no-ui"], a.rembg_requests))
+            for kind, command, count in servers:
+                port = int(command[command.index("--port") + 1])
+                print(json.dumps(run(kind, command, port, clients, count, a.time_limit, bodies)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
