@@ -118,7 +118,7 @@ final class ServiceTests: XCTestCase {
         let photo = Self.photo("photos/coins.png")
         let expected = try expectedPicture(photo, ["mask": "1"], threads: 1)
         let results = Results()
-        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+        simultaneously(16) {
             results.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: photo) })
         }
         for result in results.all {
@@ -133,7 +133,7 @@ final class ServiceTests: XCTestCase {
         let (service, port) = try start(concurrent: 1, maxQueue: 0)
         let photo = Self.photo("photos/astronaut.png")
         let results = Results()
-        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+        simultaneously(6) {
             results.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout", body: photo) })
         }
         let responses = try results.all.map { try $0.get() }
@@ -204,6 +204,68 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200, "still up")
         XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: png).status, 200)
         XCTAssertTrue(log.all.contains { $0.hasPrefix("POST /v1/cutout 413 ") }, log.all.joined(separator: "\n"))
+    }
+
+    func testOddPhotosAreAnsweredOnEveryEndpoint() throws {
+        let (_, port) = try start()
+        let odd: [(String, Image)] = [
+            ("1×1", Image(width: 1, height: 1, channels: 3, pixels: [200, 10, 10])),
+            ("one row", Image(width: 97, height: 1, channels: 3, pixels: (0..<291).map { UInt8($0 % 256) })),
+            ("gray", Image(width: 40, height: 30, channels: 1, pixels: (0..<1200).map { UInt8($0 % 251) })),
+            ("RGBA", Image(width: 33, height: 20, channels: 4, pixels: (0..<2640).map { UInt8(($0 * 7) % 256) })),
+            ("flat", Image(width: 64, height: 48, channels: 3, pixels: [UInt8](repeating: 128, count: 64 * 48 * 3))),
+        ]
+        for (name, image) in odd {
+            let png = try image.pngData()
+            for target in ["/v1/cutout", "/v1/cutout?mask=1&crop=1", "/v1/cutout?effect=highlight", "/api/remove",
+                           "/v1/subjects", "/v1/classify", "/v1/rectangles", "/v1/rectangles?extract=1"] {
+                let response = try TestConnection.request(port: port, "POST", target, body: png)
+                XCTAssertTrue(response.status == 200 || (400..<500).contains(response.status), "\(name) \(target): \(response.status) \(response.text)")
+                if response.status != 200 { XCTAssertNotNil(response.errorCode, "\(name) \(target)") }
+            }
+        }
+        XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200)
+    }
+
+    func testAnImageOverThePixelLimitIs413FromItsHeader() throws {
+        let (_, port) = try start()
+        var huge = Self.photo("photos/chelsea.png")
+        for (offset, value) in [(16, UInt32(60000)), (20, UInt32(60000))] {  // IHDR width and height
+            withUnsafeBytes(of: value.bigEndian) { for i in 0..<4 { huge[offset + i] = $0[i] } }
+        }
+        let response = try TestConnection.request(port: port, "POST", "/v1/cutout", body: huge)
+        XCTAssertEqual(response.status, 413, response.text)
+        XCTAssertEqual(response.errorCode, "too_large")
+    }
+
+    func testARequestThatWaitsPastItsDeadlineGets503() throws {
+        let (service, port) = try start(concurrent: 1, maxQueue: 12, requestTimeout: 0.3)
+        let photo = Self.photo("photos/astronaut.png")
+        let results = Results()
+        simultaneously(12) {
+            results.add(Result { try TestConnection.request(port: port, "POST", "/v1/cutout", body: photo) })
+        }
+        let responses = try results.all.map { try $0.get() }
+        let late = responses.filter { $0.errorCode == "timeout" }
+        XCTAssertFalse(late.isEmpty, "twelve requests of 40–100 ms on one lane with a 0.3 s deadline: \(responses.map(\.status))")
+        XCTAssertTrue(late.allSatisfy { $0.status == 503 && $0.headers["retry-after"] == "1" })
+        XCTAssertTrue(responses.contains { $0.status == 200 })
+        XCTAssertTrue(try TestConnection.request(port: port, "GET", "/metrics").text
+            .contains("swiftseg_rejections_total{reason=\"timeout\"} \(late.count)\n"))
+        _ = service
+    }
+
+    func testWhatIsNotHTTPIsRefusedAndTheServerStaysUp() throws {
+        let (_, port) = try start(idleSeconds: 1)  // what never completes a request is closed when idle
+        for junk in ["\u{16}\u{03}\u{01}\u{02}\u{00}\u{01}\u{00}", "GARBAGE\r\n\r\n", "POST /v1/cutout HTTP/1.1\r\nContent-Length: -5\r\n\r\n",
+                     "GET /\(String(repeating: "a", count: 20000)) HTTP/1.1\r\nHost: x\r\n\r\n"] {
+            let connection = try TestConnection(port: port)
+            try? connection.send(Array(junk.utf8))
+            if let response = try? connection.readResponse() {
+                XCTAssertTrue((400..<500).contains(response.status), "\(junk.prefix(30)): \(response.status)")
+            }  // or the server closed the connection: both are fine for what is not HTTP
+        }
+        XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200)
     }
 
     func testSlowAndSilentClientsAreCutOffAndGiveTheirPlaceBack() throws {
@@ -302,6 +364,24 @@ final class ServiceTests: XCTestCase {
         }
         XCTAssertFalse(page.text.contains("http://") && !page.text.contains("http://www.w3.org/2000/svg"))
         XCTAssertFalse(page.text.contains("https://"), "no CDN")
+    }
+
+    /// Runs `body` on `count` threads of their own, all started before any begins (concurrentPerform would run
+    /// only as many at once as there are cores).
+    private func simultaneously(_ count: Int, _ body: @escaping @Sendable () -> Void) {
+        let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchGroup()
+        for _ in 0..<count {
+            done.enter()
+            Thread {
+                ready.signal()
+                go.wait()
+                body()
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<count { ready.wait() }
+        for _ in 0..<count { go.signal() }
+        done.wait()
     }
 
     final class Results: @unchecked Sendable {
