@@ -147,6 +147,7 @@ def main():
     p.add_argument("--swiftseg", default=os.path.join(HERE, "..", ".build", "release", "swiftseg"))
     p.add_argument("--rembg", help="rembg's executable (rembg[cli]); omitted: swiftseg only")
     p.add_argument("--concurrent", type=int, default=2, help="swiftseg's lanes (--concurrent)")
+    p.add_argument("--threads", type=int, help="swiftseg's --threads (default: its own, all cores)")
     p.add_argument("--port", type=int, default=7077)
     a = p.parse_args()
     bodies = []
@@ -156,7 +157,8 @@ def main():
     for _ in range(a.rounds):
         for clients in [int(c) for c in a.clients.split(",")]:
             servers = [("swiftseg", [a.swiftseg, "serve", "--host", "127.0.0.1", "--port", str(a.port),
-                                     "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"], a.requests)]
+                                     "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"]
+                        + (["--threads", str(a.threads)] if a.threads else []), a.requests)]
             if a.rembg:
                 servers.append(("rembg", [a.rembg, "s", "--host", "127.0.0.1", "--port", str(a.port + 1),
                                           "--log_level", "error", "--no-ui"], a.rembg_requests))

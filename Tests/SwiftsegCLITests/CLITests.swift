@@ -210,6 +210,11 @@ final class CLITests: CLITestCase {
             (["--effect", "blur", "--background", "transparent"], "opaque background"),
             (["--threshold", "2"], "--threshold expects"),
             (["--mask", "--effect", "darken"], "cannot be combined"),
+            (["--alpha-matting", "--mask"], "cannot be combined"),
+            (["--alpha-matting", "--alpha-matting-foreground-threshold", "256"], "expects an integer in 0…255"),
+            (["--alpha-matting", "--alpha-matting-background-threshold", "x"], "expects an integer in 0…255"),
+            (["--alpha-matting", "--alpha-matting-erode-size", "-1"], "--alpha-matting-erode-size expects"),
+            (["--alpha-matting-erode-size", "4"], "goes with --alpha-matting"),
         ]
         for (extra, mention) in cases {
             assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out, "--instances", labels] + extra), mentions: mention)

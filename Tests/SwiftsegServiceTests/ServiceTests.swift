@@ -79,6 +79,17 @@ final class ServiceTests: XCTestCase {
         let white = try TestConnection.request(port: port, "POST", "/api/remove?bgc=255,255,255,255&ppm=true", body: photo)
         XCTAssertEqual(white.body, try expectedPicture(photo, ["background": "#ffffff", "post-process": "1"], threads: 2))
 
+        // rembg's alpha matting: a, af, ab, ae as --alpha-matting and its settings
+        let matted = try TestConnection.request(port: port, "POST", "/api/remove?a=true&af=230&ae=6", body: photo)
+        XCTAssertEqual(matted.status, 200, matted.text)
+        let mattedValues = ["alpha-matting": "1", "alpha-matting-foreground-threshold": "230", "alpha-matting-erode-size": "6"]
+        XCTAssertEqual(matted.body, try expectedPicture(photo, mattedValues, threads: 2))
+        let query = mattedValues.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "&")
+        XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/cutout?" + query, body: photo).body, matted.body)
+        XCTAssertNotEqual(matted.body, try expectedPicture(photo, [:], threads: 2))
+        let ignored = try TestConnection.request(port: port, "POST", "/api/remove?a=false&af=240&ab=10&ae=10", body: photo)
+        XCTAssertEqual(ignored.body, try expectedPicture(photo, [:], threads: 2), "af, ab, ae count only with a")
+
         let subjects = try TestConnection.request(port: port, "POST", "/v1/subjects?threshold=0.4", body: photo)
         XCTAssertEqual(subjects.status, 200)
         var configuration = Segmenter.Configuration()
@@ -170,7 +181,8 @@ final class ServiceTests: XCTestCase {
             ("bad threshold", "/v1/cutout?threshold=7", png, [:], 400, "bad_request"),
             ("unknown parameter", "/v1/classify?topp=3", png, [:], 400, "bad_request"),
             ("background from a file", "/v1/cutout?background=/etc/passwd", png, [:], 400, "bad_request"),
-            ("alpha matting", "/api/remove?a=true", png, [:], 400, "bad_request"),
+            ("alpha matting erode size", "/api/remove?a=true&ae=-1", png, [:], 400, "bad_request"),
+            ("alpha matting with a mask", "/v1/cutout?alpha-matting=1&mask=1", png, [:], 400, "bad_request"),
             ("another model", "/api/remove?model=isnet-anime", png, [:], 400, "bad_request"),
             ("bad bgc", "/api/remove?bgc=1,2,3", png, [:], 400, "bad_request"),
             ("bad rectangles limits", "/v1/rectangles?min-aspect=0.9&max-aspect=0.2", png, [:], 400, "bad_request"),

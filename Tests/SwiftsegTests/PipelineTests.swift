@@ -61,6 +61,22 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(report.instances.count, observation.instances.count)
     }
 
+    /// `lifting.alphaMatting` makes the cutout from the chosen subjects' mask by rembg's matting, and the plain
+    /// cutout when that mask has no sure foreground (a flat photo).
+    func testAlphaMattingMakesTheCutoutFromTheMask() throws {
+        let segmenter = try Segmenter()
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/chelsea.png"))
+        var pipeline = SubjectLiftingPipeline()
+        pipeline.lifting.alphaMatting = AlphaMatting(erodeSize: 6)
+        let lifted = try pipeline.lift(photo, with: segmenter)
+        let matted = try XCTUnwrap(try AlphaMatting(erodeSize: 6).cutout(photo, mask: lifted.observation.softMask))
+        XCTAssertEqual(lifted.image, matted)
+        XCTAssertNotEqual(lifted.image, Compositing.cutout(photo, alpha: lifted.observation.softMask))
+        let flat = Image(width: 40, height: 30, channels: 3, pixels: [UInt8](repeating: 90, count: 3600))
+        let plain = try pipeline.lift(flat, with: segmenter)
+        XCTAssertEqual(plain.image, Compositing.cutout(flat, alpha: plain.observation.softMask))
+    }
+
     /// A network that does not make one sigmoid channel (a classifier) is refused as a subject lifter.
     func testSegmenterRefusesNonSaliencyModels() throws {
         final class Classifier: Network {

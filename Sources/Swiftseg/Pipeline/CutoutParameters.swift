@@ -24,7 +24,8 @@ public struct CutoutParameters: Sendable {
     public static let names = ["mask", "crop", "select", "point", "background", "effect", "darken-ev", "blur-radius",
                                "halo-radius", "halo-strength", "dim", "outline-width", "outline-color",
                                "preview-color", "threshold", "min-area", "post-process", "format",
-                               "png-compression", "jpeg-quality"]
+                               "png-compression", "jpeg-quality", "alpha-matting", "alpha-matting-foreground-threshold",
+                               "alpha-matting-background-threshold", "alpha-matting-erode-size"]
 
     public init(_ p: RequestParameters) throws {
         lifting.crop = try p.flag("crop")
@@ -51,7 +52,12 @@ public struct CutoutParameters: Sendable {
         if background == "transparent" && effect != nil {
             throw SwiftsegError(.badRequest, "effects need an opaque background (the photo's, a colour or an image), not transparent")
         }
-        if try p.flag("mask") {
+        lifting.alphaMatting = try Self.alphaMatting(p)
+        let wantsMask = try p.flag("mask")
+        if lifting.alphaMatting != nil && (wantsMask || effect != nil || background != nil) {
+            throw SwiftsegError(.badRequest, "\(p.label("alpha-matting")) makes the cutout; it cannot be combined with \(p.label("mask")), \(p.label("background")) or \(p.label("effect"))")
+        }
+        if wantsMask {
             if effect != nil || background != nil {
                 throw SwiftsegError(.badRequest, "\(p.label("mask")) writes the mask; it cannot be combined with \(p.label("background")) or \(p.label("effect"))")
             }
@@ -73,6 +79,20 @@ public struct CutoutParameters: Sendable {
         pipeline.format = format
         pipeline.encoding = encoding
         return pipeline
+    }
+
+    /// rembg's `-a` and its three settings (rembg's names and defaults); the settings need the flag.
+    private static func alphaMatting(_ p: RequestParameters) throws -> AlphaMatting? {
+        let settings = ["alpha-matting-foreground-threshold", "alpha-matting-background-threshold", "alpha-matting-erode-size"]
+        guard try p.flag("alpha-matting") else {
+            if let given = settings.first(where: { p.value($0) != nil }) {
+                throw SwiftsegError(.badRequest, "\(p.label(given)) goes with \(p.label("alpha-matting"))")
+            }
+            return nil
+        }
+        return AlphaMatting(foregroundThreshold: try p.integer(settings[0], default: 240, in: 0...255),
+                            backgroundThreshold: try p.integer(settings[1], default: 10, in: 0...255),
+                            erodeSize: try p.integer(settings[2], default: 10, in: 0...1000))
     }
 
     private static func selection(_ p: RequestParameters) throws -> LiftingOptions.Selection {

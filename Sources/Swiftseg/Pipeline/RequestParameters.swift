@@ -50,6 +50,15 @@ public struct RequestParameters: Sendable {
         return v
     }
 
+    /// An integer within `range`, or `defaultValue` when absent.
+    public func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+        guard let text = values[name] else { return defaultValue }
+        guard let n = Int(text), range.contains(n) else {
+            throw SwiftsegError(.badRequest, "\(label(name)) expects an integer in \(range.lowerBound)…\(range.upperBound), got '\(text)'")
+        }
+        return n
+    }
+
     /// A positive integer, or `defaultValue` when absent.
     public func positiveInt(_ name: String, default defaultValue: Int) throws -> Int {
         guard let text = values[name] else { return defaultValue }

@@ -42,6 +42,7 @@ public struct SwiftsegError: Error, CustomStringConvertible, Equatable {
         case let e as SubjectLiftingError: self.init(.badRequest, e.description)
         case let e as RectangleDetectionError: self.init(.badRequest, e.description)
         case let e as RuntimeError: self.init(.internal, e.description)
+        case let e as ClosedFormMatting.Failure: self.init(.internal, e.description)
         default: self.init(.internal, "\(error)")
         }
     }

@@ -32,6 +32,10 @@ public struct LiftingOptions: Sendable {
     public var selection: Selection = .all
     /// Crop to the chosen instances' extent.
     public var crop = false
+    /// Make the cutout by rembg's alpha matting on the chosen subjects' mask (``AlphaMatting``: finer hair and
+    /// fur edges, foreground colours without the background's fringe); the plain cutout when the mask has no
+    /// sure foreground or background. Cutouts only.
+    public var alphaMatting: AlphaMatting? = nil
     public var request = ForegroundInstanceMaskRequest()
 
     public init() {}
@@ -69,7 +73,12 @@ extension LiftingOptions {
         var image: Image
         switch output {
         case .mask: image = mask
-        case .cutout: image = Compositing.cutout(photo, alpha: mask)
+        case .cutout:
+            if let matting = alphaMatting, let matted = try matting.cutout(photo, mask: mask) {
+                image = matted
+            } else {
+                image = Compositing.cutout(photo, alpha: mask)
+            }
         case .composite(let background, let effect):
             image = try Compositing.render(photo, mask: mask.pixels.map { Float($0) / 255 }, background: background,
                                            effect: effect)

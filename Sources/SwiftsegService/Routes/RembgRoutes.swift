@@ -4,7 +4,8 @@ import Swiftseg
 /// rembg's server API (`rembg s`), so its clients work unchanged: `POST /api/remove` with the image as the
 /// multipart field `file` (or the raw body) and rembg's parameters in the query or as form fields, answered
 /// with the same PNG as `swiftseg infer` with the equivalent flags (`om` → `--mask`, `ppm` →
-/// `--post-process`, `bgc=r,g,b,255` → `--background #rrggbb`). `GET /api/remove?url=…` is refused: this
+/// `--post-process`, `a`, `af`, `ab`, `ae` → `--alpha-matting` and its settings, `bgc=r,g,b,255` →
+/// `--background #rrggbb`). `GET /api/remove?url=…` is refused: this
 /// server fetches no URLs.
 enum RembgRoutes {
     static let routes = [
@@ -36,13 +37,17 @@ enum RembgRoutes {
         if let asked = p.value("model"), asked != model {
             throw HTTPError(400, "bad_request", "model \(asked) is not loaded: this server runs \(model) (start it with --model \(asked))")
         }
-        if try flag("a") {
-            throw HTTPError(400, "bad_request", "alpha matting (a=true) is not available yet; send a=false or leave it out")
-        }
         if let extras = p.value("extras"), !extras.isEmpty, extras != "{}" {
             throw HTTPError(400, "bad_request", "extras (prompts for SAM) are not supported: no SAM model here")
         }
         var values: [String: String] = [:]
+        if try flag("a") {  // af, ab, ae count only with a (rembg's clients send their defaults either way)
+            values["alpha-matting"] = "1"
+            for (short, long) in [("af", "foreground"), ("ab", "background")] where p.value(short) != nil {
+                values["alpha-matting-\(long)-threshold"] = p.value(short)
+            }
+            if let erode = p.value("ae") { values["alpha-matting-erode-size"] = erode }
+        }
         if try flag("om") { values["mask"] = "1" }
         if try flag("ppm") { values["post-process"] = "1" }
         if let text = p.value("bgc"), !text.isEmpty {

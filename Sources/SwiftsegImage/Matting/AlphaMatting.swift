@@ -1,0 +1,44 @@
+/// rembg's alpha matting (`remove(..., alpha_matting=True)`, `rembg i -a`): a trimap from the soft mask
+/// (``Trimap``), closed-form alpha over its unknown band (``ClosedFormMatting``), the foreground colours under
+/// that alpha (``ForegroundEstimation``), and the RGBA cutout made of them (values × 255, truncated, as rembg
+/// converts them). Returns nil when the trimap has no sure foreground or no sure background (rembg then makes
+/// the plain cutout).
+///
+/// ```swift
+/// let matted = try AlphaMatting().cutout(photo, mask: softMask)      // RGBA, or nil: use the plain cutout
+/// ```
+///
+/// Against rembg's own output on photos with hair, fur and a lattice tower: alpha within 1/255 on average
+/// (99th percentile ≤ 10/255), colour within 3/255 where α ≥ 0.1 (Tests/SwiftsegImageTests/MattingTests.swift).
+public struct AlphaMatting: Sendable, Equatable {
+    /// rembg's `alpha_matting_foreground_threshold`, `…_background_threshold`, `…_erode_size`.
+    public var foregroundThreshold = 240
+    public var backgroundThreshold = 10
+    public var erodeSize = 10
+
+    public init(foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
+        self.foregroundThreshold = foregroundThreshold
+        self.backgroundThreshold = backgroundThreshold
+        self.erodeSize = erodeSize
+    }
+
+    public func trimap(for mask: Image) -> Trimap {
+        Trimap(mask: mask, foregroundThreshold: foregroundThreshold, backgroundThreshold: backgroundThreshold,
+               erodeSize: erodeSize)
+    }
+
+    /// The matted cutout of `photo` (its own alpha ignored, as rembg converts RGBA to RGB), or nil.
+    public func cutout(_ photo: Image, mask: Image) throws -> Image? {
+        precondition(mask.channels == 1 && mask.width == photo.width && mask.height == photo.height)
+        let trimap = trimap(for: mask)
+        guard trimap.hasForeground, trimap.hasBackground else { return nil }
+        let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap)
+        let foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha)
+        var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
+        for i in 0..<(photo.width * photo.height) {
+            for k in 0..<3 { pixels[4 * i + k] = UInt8(min(255, max(0, Double(foreground[3 * i + k]) * 255))) }
+            pixels[4 * i + 3] = UInt8(min(255, max(0, alpha[i] * 255)))
+        }
+        return Image(width: photo.width, height: photo.height, channels: 4, pixels: pixels)
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import SwiftsegImage
+import XCTest
+
+/// rembg's alpha matting: the trimap exactly, and the cutout against rembg's own (Tools/make_matting_fixtures.py:
+/// pymatting's closed-form alpha and multi-level foreground) on photos with hair, fur and a lattice tower.
+final class MattingTests: XCTestCase {
+    static let cases = [("astronaut", "astronaut.png"), ("chelsea", "chelsea.png"), ("rocket", "rocket.jpg")]
+
+    func testTheTrimapIsRembgsExactly() throws {
+        for (name, _) in Self.cases {
+            let mask = try Image(contentsOfFile: Fixtures.path("photos/\(name).rembg-mask.png"))
+            let expected = try Image(contentsOfFile: Fixtures.path("matting/\(name).trimap.png"))
+            XCTAssertEqual(Trimap(mask: mask).labels, expected.pixels, name)
+        }
+    }
+
+    func testErosionMatchesScipysOffsetsAndBorders() {
+        // a 12×1 line of trues: size 4 keeps offsets −2…1; outside is false for foreground, true for background
+        let line = [Bool](repeating: true, count: 12)
+        XCTAssertEqual(Trimap.erode(line, width: 12, height: 1, size: 4, outside: false), [Bool](repeating: false, count: 12),
+                       "one row: every pixel has outside rows in its square")
+        let wide = [Bool](repeating: true, count: 12 * 5)
+        let eroded = Trimap.erode(wide, width: 12, height: 5, size: 4, outside: false)
+        let middleRow: [Bool] = (0..<12).map { eroded[2 * 12 + $0] }
+        let expectedRow: [Bool] = [false, false, true, true, true, true, true, true, true, true, true, false]
+        XCTAssertEqual(middleRow, expectedRow, "size 4 keeps columns x − 2 … x + 1")
+        XCTAssertEqual(Trimap.erode(wide, width: 12, height: 5, size: 4, outside: true), wide)
+        var dot = [Bool](repeating: true, count: 25); dot[12] = false
+        let cross = Trimap.erode(dot, width: 5, height: 5, size: 0, outside: true)
+        XCTAssertEqual((0..<25).filter { !cross[$0] }, [7, 11, 12, 13, 17], "size 0: scipy's 3×3 cross")
+    }
+
+    func testTheCutoutMatchesRembgs() throws {
+        for (name, file) in Self.cases {
+            let photo = try Image(contentsOfFile: Fixtures.path("photos/\(file)"))
+            let mask = try Image(contentsOfFile: Fixtures.path("photos/\(name).rembg-mask.png"))
+            let expected = try Image(contentsOfFile: Fixtures.path("matting/\(name).cutout.png"))
+            let cutout = try XCTUnwrap(try AlphaMatting().cutout(photo, mask: mask))
+            XCTAssertEqual([cutout.width, cutout.height, cutout.channels], [expected.width, expected.height, 4])
+            var alphaErrors: [Int] = [], colorError = 0, colorCount = 0
+            for i in 0..<(photo.width * photo.height) {
+                alphaErrors.append(abs(Int(cutout.pixels[4 * i + 3]) - Int(expected.pixels[4 * i + 3])))
+                if expected.pixels[4 * i + 3] >= 26 {  // α ≥ 0.1
+                    for k in 0..<3 { colorError += abs(Int(cutout.pixels[4 * i + k]) - Int(expected.pixels[4 * i + k])) }
+                    colorCount += 3
+                }
+            }
+            let mean = Double(alphaErrors.reduce(0, +)) / Double(alphaErrors.count)
+            let p99 = alphaErrors.sorted()[alphaErrors.count * 99 / 100]
+            let colorMean = Double(colorError) / Double(max(colorCount, 1))
+            print("\(name): alpha mean |Δ| \(String(format: "%.3f", mean)), p99 \(p99), max \(alphaErrors.max()!); colour mean \(String(format: "%.3f", colorMean)) (of 255)")
+            XCTAssertLessThanOrEqual(mean, 1, name)
+            XCTAssertLessThanOrEqual(p99, 10, name)
+            XCTAssertLessThanOrEqual(colorMean, 3, name)
+        }
+    }
+
+    /// A small photo-like patch and a trimap with every kind of pixel.
+    private func smallCase(seed: UInt64) -> (Image, Trimap) {
+        var state = seed
+        func next() -> UInt8 { state = state &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: state >> 56) }
+        let w = 11, h = 9
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        for y in 0..<h { for x in 0..<w { for k in 0..<3 {
+            pixels[(y * w + x) * 3 + k] = UInt8(clamping: (x < 5 ? 40 : 200) + Int(next() % 40) + k * 5)
+        } } }
+        var labels = [UInt8](repeating: Trimap.unknown, count: w * h)
+        for y in 0..<h { for x in 0..<w where x < 3 || x > 8 { labels[y * w + x] = x < 3 ? Trimap.background : Trimap.foreground } }
+        labels[4 * w + 5] = Trimap.foreground  // a known pixel inside the band
+        return (Image(width: w, height: h, channels: 3, pixels: pixels), Trimap(width: w, height: h, labels: labels))
+    }
+
+    func testTheSystemIsTheReferenceLaplaciansRestrictionToTheUnknowns() {
+        for seed in [1, 2, 3] as [UInt64] {
+            let (image, trimap) = smallCase(seed: seed)
+            let L = ClosedFormMatting.referenceLaplacian(rgb: image, epsilon: 1e-7)
+            let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
+            let scale = L.joined().map(abs).max()!
+            for (row, p) in s.unknown.enumerated() {
+                var dense = [Double](repeating: 0, count: s.unknown.count)
+                for k in s.rowStart[row]..<s.rowStart[row + 1] { dense[Int(s.columns[k])] = s.values[k] }
+                for (column, q) in s.unknown.enumerated() {
+                    XCTAssertEqual(dense[column], L[p][q], accuracy: 1e-9 * scale, "L[\(p)][\(q)]")
+                }
+                let rhs = -(0..<(image.width * image.height)).filter { trimap.labels[$0] == Trimap.foreground }.map { L[p][$0] }.reduce(0, +)
+                XCTAssertEqual(s.rhs[row], rhs, accuracy: 1e-9 * scale)
+            }
+        }
+    }
+
+    func testTheSolverReachesTheDenseSolution() throws {
+        for seed in [4, 5] as [UInt64] {
+            let (image, trimap) = smallCase(seed: seed)
+            let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
+            let n = s.unknown.count
+            // dense Gaussian elimination with partial pivoting on L_UU x = b
+            var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
+            for row in 0..<n {
+                for k in s.rowStart[row]..<s.rowStart[row + 1] { a[row][Int(s.columns[k])] = s.values[k] }
+                a[row][n] = s.rhs[row]
+            }
+            for c in 0..<n {
+                let pivot = (c..<n).max { abs(a[$0][c]) < abs(a[$1][c]) }!
+                a.swapAt(c, pivot)
+                for r in (c + 1)..<max(c + 1, n) where a[r][c] != 0 {
+                    let f = a[r][c] / a[c][c]
+                    for k in c...n { a[r][k] -= f * a[c][k] }
+                }
+            }
+            var x = [Double](repeating: 0, count: n)
+            for r in stride(from: n - 1, through: 0, by: -1) {
+                x[r] = (a[r][n] - ((r + 1)..<max(r + 1, n)).map { a[r][$0] * x[$0] }.reduce(0, +)) / a[r][r]
+            }
+            let alpha = try ClosedFormMatting.alpha(rgb: image, trimap: trimap)
+            for (k, p) in s.unknown.enumerated() {
+                XCTAssertEqual(alpha[p], min(1, max(0, x[k])), accuracy: 1e-5, "pixel \(p)")
+            }
+        }
+    }
+}
