@@ -27,6 +27,8 @@ enum ServeCommand {
             OptionSpec(names: ["--max-body-mb"], valueName: "N",
                        help: "Largest request body in MiB (64); a larger declared body gets 413 before it\nis read."),
             BatchOptions.maxPixels,
+            OptionSpec(names: ["--max-matting-pixels"], valueName: "N",
+                       help: "Refuse alpha matting (413) when more than N pixels of the mask are unsure\n(500000: about 0.6 GB for the solver; 0 = no limit)."),
             OptionSpec(names: ["--request-timeout"], valueName: "S",
                        help: "Seconds a request may wait for a lane before 503 (60; 0 = no limit)."),
             OptionSpec(names: ["--idle-timeout"], valueName: "S",
@@ -83,6 +85,10 @@ enum ServeCommand {
         }
         configuration.maxBodyBytes = Int(try args.number("--max-body-mb", default: 64, in: 0.001...4096) * 1_048_576)
         configuration.decoding = try BatchOptions.decoding(args)
+        if let text = args.value("--max-matting-pixels") {
+            guard let n = Int(text), n >= 0 else { throw CLIError.usage("--max-matting-pixels expects 0 or more, got '\(text)'") }
+            configuration.maxMattingPixels = n == 0 ? nil : n
+        }
         let timeout = try args.number("--request-timeout", default: 60, in: 0...86_400)
         configuration.requestTimeout = timeout == 0 ? nil : timeout
         configuration.http.idleTimeoutSeconds = Int(try args.number("--idle-timeout", default: 30, in: 1...3600))

@@ -27,6 +27,8 @@ public final class Service: HTTPHandler, @unchecked Sendable {
         /// Seconds from a request's head to the start of its work; later, 503 (nil: no deadline).
         public var requestTimeout: Double? = 60
         public var decoding = DecodingOptions()
+        /// Alpha matting is refused (413) when more of the mask than this is unsure (its memory grows with it).
+        public var maxMattingPixels: Int? = 500_000
         public var http = HTTPServer.Limits()
         /// Seconds a client is told to wait in a 503's Retry-After.
         public var retryAfterSeconds = 1

@@ -48,6 +48,10 @@ let help = """
                       result), mean Jaccard and median ms per image (detection only, --threads ignored:
                       one thread), overall and per subset; --iterations timed passes (default 3).
       --cases         With --rectangles: also one line per case (kind, subsets, J, ms).
+      --matting       Instead: rembg's alpha matting alone (trimap, closed-form alpha, foreground, cutout) on
+                      the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5).
+      --matting-megapixels N
+                      With --matting: also chelsea scaled up to about N megapixels (one run: time, peak RSS).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -64,6 +68,7 @@ struct Options {
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
+    var matting = false, mattingMegapixels: Double? = nil
 }
 
 func die(_ message: String) -> Never {
@@ -120,6 +125,10 @@ func parseOptions(_ args: [String]) -> Options {
             if i + 1 < args.count, !args[i + 1].hasPrefix("-") { o.rectangles = value() }
             else { o.rectangles = "Tests/Fixtures/rectangles/cases.json" }
         case "--cases": o.rectangleCases = true
+        case "--matting": o.matting = true
+        case "--matting-megapixels":
+            guard let mp = Double(value()), mp > 0 else { die("--matting-megapixels expects a positive number") }
+            o.mattingMegapixels = mp
         case "--transforms": o.transforms = true
         case "--channels":
             let v = value()
@@ -169,6 +178,10 @@ if options.soak > 0 {
 }
 if let manifest = options.rectangles {
     runRectangles(manifest: manifest, options)
+    exit(0)
+}
+if options.matting {
+    runMatting(options)
     exit(0)
 }
 if options.layers {

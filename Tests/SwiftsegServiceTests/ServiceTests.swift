@@ -33,6 +33,7 @@ final class ServiceTests: XCTestCase {
         configuration.maxBodyBytes = maxBodyBytes
         configuration.requestTimeout = requestTimeout
         configuration.http.idleTimeoutSeconds = idleSeconds
+        configuration.maxMattingPixels = 40_000  // a wide band (ae=40) on chelsea is over it
         let service = try Service(configuration: configuration, saliencyModel: Self.saliency,
                                   classifierModel: Self.classifier, log: log.append)
         let port = try service.start()
@@ -183,6 +184,7 @@ final class ServiceTests: XCTestCase {
             ("background from a file", "/v1/cutout?background=/etc/passwd", png, [:], 400, "bad_request"),
             ("alpha matting erode size", "/api/remove?a=true&ae=-1", png, [:], 400, "bad_request"),
             ("alpha matting with a mask", "/v1/cutout?alpha-matting=1&mask=1", png, [:], 400, "bad_request"),
+            ("alpha matting over --max-matting-pixels", "/api/remove?a=1&af=200&ab=50&ae=40", png, [:], 413, "too_large"),
             ("another model", "/api/remove?model=isnet-anime", png, [:], 400, "bad_request"),
             ("bad bgc", "/api/remove?bgc=1,2,3", png, [:], 400, "bad_request"),
             ("bad rectangles limits", "/v1/rectangles?min-aspect=0.9&max-aspect=0.2", png, [:], 400, "bad_request"),

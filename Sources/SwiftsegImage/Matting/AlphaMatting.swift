@@ -15,6 +15,9 @@ public struct AlphaMatting: Sendable, Equatable {
     public var foregroundThreshold = 240
     public var backgroundThreshold = 10
     public var erodeSize = 10
+    /// Refuse (``ImageError`` of kind `tooLarge`) a trimap with more unknown pixels than this: the solver's
+    /// memory grows with the band, about 1.2 KB per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
+    public var maximumUnknownPixels: Int? = nil
 
     public init(foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
         self.foregroundThreshold = foregroundThreshold
@@ -32,6 +35,12 @@ public struct AlphaMatting: Sendable, Equatable {
         precondition(mask.channels == 1 && mask.width == photo.width && mask.height == photo.height)
         let trimap = trimap(for: mask)
         guard trimap.hasForeground, trimap.hasBackground else { return nil }
+        if let limit = maximumUnknownPixels {
+            let unknown = trimap.unknownCount
+            if unknown > limit {
+                throw ImageError(.tooLarge, "alpha matting: \(unknown) pixels of the mask are unsure, over the limit of \(limit) (the solver needs about 1.2 KB each)")
+            }
+        }
         let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap)
         let foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha)
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)

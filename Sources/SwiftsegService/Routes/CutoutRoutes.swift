@@ -16,7 +16,7 @@ enum CutoutRoutes {
     static func cutout(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
         let parameters = try context.parameters(request, known: CutoutParameters.names)
         let bytes = try context.imageBytes(request)
-        let (pipeline, format) = try Self.pipeline(parameters)
+        let (pipeline, format) = try Self.pipeline(parameters, service: context.service)
         let files = try context.onLane { lane in
             try pipeline.encode(try pipeline.lift(try context.decode(bytes), with: lane.segmenter))
         }
@@ -26,7 +26,7 @@ enum CutoutRoutes {
     static func subjects(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
         let parameters = try context.parameters(request, known: subjectNames)
         let bytes = try context.imageBytes(request)
-        var (pipeline, _) = try Self.pipeline(parameters)
+        var (pipeline, _) = try Self.pipeline(parameters, service: context.service)
         pipeline.lifting.output = .mask  // the report is the same whatever the picture; the mask is the cheapest
         let report = try context.onLane { lane in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -40,17 +40,18 @@ enum CutoutRoutes {
     }
 
     /// infer's pipeline for these parameters: PNG unless `format` says otherwise; a background is
-    /// `transparent` or a colour (the server opens no files).
-    static func pipeline(_ parameters: RequestParameters) throws -> (SubjectLiftingPipeline, ImageFormat) {
+    /// `transparent` or a colour (the server opens no files); alpha matting within --max-matting-pixels.
+    static func pipeline(_ parameters: RequestParameters, service: Service) throws -> (SubjectLiftingPipeline, ImageFormat) {
         do {
             let cutout = try CutoutParameters(parameters)
             let format = cutout.format ?? .png
-            let pipeline = try cutout.pipeline(format: format) { text in
+            var pipeline = try cutout.pipeline(format: format) { text in
                 guard text == "transparent" || text.hasPrefix("#") else {
                     throw SwiftsegError(.badRequest, "background is transparent or #RRGGBB here (the server opens no files), got '\(text)'")
                 }
                 return try Background(argument: text)
             }
+            pipeline.lifting.alphaMatting?.maximumUnknownPixels = service.configuration.maxMattingPixels
             return (pipeline, format)
         } catch let error as SwiftsegError {
             throw Service.httpError(error)

@@ -17,7 +17,8 @@ enum RembgRoutes {
 
     static func remove(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
         let rembg = try context.parameters(request, known: names)
-        let cutout = try CutoutRoutes.pipeline(try translate(rembg, model: context.service.saliencyModelName)).0
+        let cutout = try CutoutRoutes.pipeline(try translate(rembg, model: context.service.saliencyModelName),
+                                               service: context.service).0
         let bytes = try context.imageBytes(request)
         let files = try context.onLane { lane in
             try cutout.encode(try cutout.lift(try context.decode(bytes), with: lane.segmenter))
