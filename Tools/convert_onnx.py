@@ -3,6 +3,7 @@
 to a self-describing safetensors file.
 
     python3 Tools/convert_onnx.py u2netp.onnx -o Weights/u2netp.safetensors [--source "pkg==ver:member"]
+    python3 Tools/convert_onnx.py ~/.u2net/silueta.onnx -o silueta.safetensors --variant silueta
     python3 Tools/convert_onnx.py mobilenet_v2.onnx -o mobilenetv2.safetensors [--labels labels.json]
         [--input-size 224] [--mean 123.675,116.28,103.53] [--std 58.395,57.12,57.375]
 
@@ -28,7 +29,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from u2net_arch import conv_specs, STAGES
+from u2net_arch import conv_specs, stages_from_shapes, STAGES, SIDE_IN
 
 ALLOWED_OPS = {"Conv", "Relu", "MaxPool", "Resize", "Concat", "Add", "Sigmoid",
                # shape plumbing the exporter emits to compute Resize sizes
@@ -44,15 +45,27 @@ def attrs(node):
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-def detect_variant(conv_nodes, inits):
-    first_mid = list(inits[conv_nodes[1].input[1]].dims)[0]  # stage1.rebnconv1 out channels
-    for variant, stages in STAGES.items():
-        if stages[0][3] == first_mid and len(conv_specs(variant)) == len(conv_nodes):
-            return variant
-    fail(f"graph matches no known U²-Net variant ({len(conv_nodes)} convs, stage1 mid width {first_mid})")
+def detect_variant(conv_nodes, inits, name):
+    """u2netp or u2net when the widths are theirs; else the widths read from the weights' shapes (rembg's
+    silueta), under `name`. Returns (variant, specs)."""
+    shapes = [list(inits[n.input[1]].dims) for n in conv_nodes]
+    found = stages_from_shapes(shapes)
+    if found is None:
+        fail(f"graph matches no U²-Net layout ({len(conv_nodes)} convs)")
+    stages, side_in = found
+    if name and name not in STAGES:  # e.g. silueta, or u2net_human_seg (u2net's widths, its own name)
+        return name, conv_specs(name, stages, side_in)
+    for variant in STAGES:
+        if STAGES[variant] == stages and SIDE_IN[variant] == side_in:
+            if name and name != variant:
+                fail(f"--variant {name}: the widths are {variant}'s")
+            return variant, conv_specs(variant)
+    if name:
+        fail(f"--variant {name} is a built-in name, but the widths differ from its")
+    fail("the widths are not u2netp's or u2net's: name the variant with --variant (e.g. silueta)")
 
 
-def convert(onnx_path, out_path, source):
+def convert(onnx_path, out_path, source, variant_name=None):
     raw = open(onnx_path, "rb").read()
     model = onnx.load_from_string(raw)
     graph = model.graph
@@ -71,8 +84,7 @@ def convert(onnx_path, out_path, source):
             fail(f"Resize {node.name} is not bilinear pytorch_half_pixel: {a}")
 
     conv_nodes = [n for n in graph.node if n.op_type == "Conv"]
-    variant = detect_variant(conv_nodes, inits)
-    specs = conv_specs(variant)
+    variant, specs = detect_variant(conv_nodes, inits, variant_name)
 
     tensors = []
     for node, spec in zip(conv_nodes, specs):
@@ -141,6 +153,8 @@ def main():
     parser.add_argument("--mean", type=triple, default=[123.675, 116.28, 103.53], help="MobileNetV2: per-channel mean, 0…255")
     parser.add_argument("--std", type=triple, default=[58.395, 57.12, 57.375], help="MobileNetV2: per-channel std, 0…255")
     parser.add_argument("--labels", help="MobileNetV2: class names, a JSON list or {\"0\": name, …}")
+    parser.add_argument("--variant", help="U²-Net: the model's name when it is not u2netp or u2net (silueta, "
+                                          "u2net_human_seg); its widths are read from the weights")
     args = parser.parse_args()
     import mobilenet_v2_onnx
     raw = open(args.onnx, "rb").read()
@@ -148,7 +162,7 @@ def main():
         variant, count = mobilenet_v2_onnx.convert(raw, args.output, args.source or args.onnx, fail, write_safetensors,
                                                    FORMAT_VERSION, args.input_size, args.mean, args.std, args.labels)
     else:
-        variant, count = convert(args.onnx, args.output, args.source)
+        variant, count = convert(args.onnx, args.output, args.source, args.variant)
     print(f"wrote {args.output}: {variant}, {count} tensors")
 
 

@@ -53,10 +53,29 @@ def rsu_convs(prefix, height, in_ch, mid, out):
     return convs
 
 
-def conv_specs(variant):
+def conv_specs(variant, stages=None, side_in=None):
+    """The convs of a known variant, or of `stages` / `side_in` (widths read from a file)."""
     convs = []
-    for stage in STAGES[variant]:
+    for stage in stages or STAGES[variant]:
         convs += rsu_convs(*stage)
-    convs += [ConvSpec(f"side{i + 1}", 1, ch, 3, 1) for i, ch in enumerate(SIDE_IN[variant])]
+    convs += [ConvSpec(f"side{i + 1}", 1, ch, 3, 1) for i, ch in enumerate(side_in or SIDE_IN[variant])]
     convs.append(ConvSpec("outconv", 1, 6, 1, 1))
     return convs
+
+
+def stages_from_shapes(weight_shapes):
+    """Every stage's (in, mid, out) read from the conv weight shapes in forward order: a stage's first conv
+    (rebnconvin) is in → out, its second (rebnconv1) out → mid. The stage names and RSU heights are U²-Net's;
+    only the widths vary (rembg's silueta). Returns (stages, side_in), or None if the count does not fit."""
+    stages, at = [], 0
+    for name, height, _, _, _ in STAGES["u2netp"]:
+        if at + 1 >= len(weight_shapes):
+            return None
+        out, cin = weight_shapes[at][0], weight_shapes[at][1]
+        mid = weight_shapes[at + 1][0]
+        stages.append((name, height, cin, mid, out))
+        at += len(rsu_convs(name, height, cin, mid, out))
+    side_in = [shape[1] for shape in weight_shapes[at:at + 6]]
+    if len(side_in) != 6 or at + 7 != len(weight_shapes):
+        return None
+    return stages, side_in

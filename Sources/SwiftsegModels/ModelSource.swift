@@ -26,12 +26,14 @@ public enum ModelSource: Sendable, Equatable {
     /// Names `--model` takes besides the built-in ones and paths: models `Tools/fetch_weights.sh` converts.
     public static let fetchableNames = ["u2net"]
 
-    /// Parses a `--model` value: `u2netp`, `efficientnet-lite0`, `u2net`, or a path to a `.safetensors` file.
+    /// Parses a `--model` value: `u2netp`, `efficientnet-lite0`, a name looked up in ``searchDirectories``
+    /// (`u2net`, or one converted there: `silueta`, `u2net_human_seg`), or a path (with a `/` or ending in
+    /// `.safetensors`).
     public init(argument: String) {
         if argument == "u2netp" { self = .u2netp }
         else if argument == "efficientnet-lite0" { self = .efficientNetLite0 }
-        else if ModelSource.fetchableNames.contains(argument) { self = .named(argument) }
-        else { self = .file(argument) }
+        else if argument.contains("/") || argument.hasSuffix(".safetensors") { self = .file(argument) }
+        else { self = .named(argument) }
     }
 
     /// Folders searched for named models: `$SWIFTSEG_MODEL_DIR`, then `$XDG_CACHE_HOME/swiftseg` (default
@@ -57,8 +59,11 @@ public enum ModelSource: Sendable, Equatable {
                 let path = "\(dir)/\(name).safetensors"
                 if access(path, F_OK) == 0 { return try SafeTensorsFile(path: path) }
             }
+            let folder = ModelSource.searchDirectories.first ?? "~/.cache/swiftseg"
+            let how = ModelSource.fetchableNames.contains(name) ? "fetch it with: Tools/fetch_weights.sh \(name)"
+                : "convert rembg's file with: Tools/convert_onnx.py ~/.u2net/\(name).onnx -o \(folder)/\(name).safetensors --variant \(name)"
             throw RuntimeError.io(
-                "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); fetch it with: Tools/fetch_weights.sh \(name)")
+                "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); \(how)")
         case .file(let path):
             guard access(path, F_OK) == 0 else {
                 throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, efficientnet-lite0, or a .safetensors path)")

@@ -416,6 +416,22 @@ final class CLITests: CLITestCase {
         assertCleanFailure(try run(["run-tensor", photo("rocket.jpg"), "-o", out]), mentions: "not a float32 .npy")
     }
 
+    /// `--model NAME` finds a converted file in the model folder (SWIFTSEG_MODEL_DIR), here a U²-Net variant with
+    /// widths of its own (Tools/make_u2net_variant_fixture.py), and the report names it.
+    func testModelByNameFromTheModelFolder() throws {
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/models/u2net-variant.safetensors",
+                                         toPath: "\(tmp)/u2net-variant.safetensors")
+        let out = "\(tmp)/cutout.png"
+        let r = try run(["infer", photo("coins.png"), "-o", out, "--model", "u2net-variant", "--json"],
+                        environment: ["SWIFTSEG_MODEL_DIR": tmp])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
+        XCTAssertEqual(report?["model"] as? String, "u2net-variant")
+        XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out)))?.colorType, 6)
+        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "silueta"],
+                                   environment: ["SWIFTSEG_MODEL_DIR": tmp]), mentions: "--variant silueta")
+    }
+
     func testInspectDescribesEmbeddedWeights() throws {
         let r = try run(["inspect"])
         XCTAssertEqual(r.status, 0, r.stderr)

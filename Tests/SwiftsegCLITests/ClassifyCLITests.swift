@@ -86,7 +86,8 @@ final class ClassifyCLITests: CLITestCase {
             ([photo("coffee.png"), "--top", "0"], "--top expects a positive integer, got '0'"),
             ([photo("coffee.png"), "--top", "many"], "--top expects a positive integer, got 'many'"),
             ([photo("coffee.png"), "--crop-and-scale", "zoom"], "--crop-and-scale must be one of"),
-            ([photo("coffee.png"), "--model", "nope"], "model 'nope': no such file"),
+            ([photo("coffee.png"), "--model", "nope"], "model 'nope' not found in"),
+            ([photo("coffee.png"), "--model", "nope.safetensors"], "model 'nope.safetensors': no such file"),
             ([photo("coffee.png"), "--model", "u2netp"], "u2netp is not an image classifier"),
             ([], "classify needs an input image"),
         ] as [([String], String)] {

@@ -15,9 +15,27 @@ extension U2NetConfiguration {
             throw RuntimeError.invalidWeights(
                 "\(file.name): metadata architecture is \(file.metadata["architecture"].map { "'\($0)'" } ?? "missing"), expected 'u2net' (convert with Tools/convert_onnx.py)")
         }
-        guard let variant = file.metadata["variant"], let config = U2NetConfiguration.named(variant) else {
-            throw RuntimeError.invalidWeights("\(file.name): unknown U²-Net variant '\(file.metadata["variant"] ?? "")'")
+        guard let variant = file.metadata["variant"], !variant.isEmpty else {
+            throw RuntimeError.invalidWeights("\(file.name): no U²-Net variant in the metadata (convert with Tools/convert_onnx.py)")
         }
-        return config
+        return try U2NetConfiguration.named(variant) ?? U2NetConfiguration(variant: variant, widthsFrom: file)
+    }
+
+    /// A variant with widths of its own (rembg's silueta, or u2net_human_seg under its name): the stages and
+    /// RSU heights are U²-Net's, each stage's in and out channels read from its `rebnconvin` weight, its
+    /// middle channels from `rebnconv1`'s, the sides' from theirs. The loader then checks every tensor.
+    init(variant: String, widthsFrom file: SafeTensorsFile) throws {
+        func shape(_ name: String) throws -> [Int] {
+            guard let t = file.tensors[name], t.shape.count == 4 else {
+                throw RuntimeError.invalidWeights("\(file.name): U²-Net variant '\(variant)' has no 4-D tensor \(name)")
+            }
+            return t.shape
+        }
+        let stages = try U2NetConfiguration.u2netp.stages.map { stage in
+            let input = try shape("\(stage.name).rebnconvin.conv_s1.weight")
+            return Stage(name: stage.name, kind: stage.kind, inChannels: input[1],
+                         midChannels: try shape("\(stage.name).rebnconv1.conv_s1.weight")[0], outChannels: input[0])
+        }
+        self.init(variant: variant, stages: stages, sideInChannels: try (1...6).map { try shape("side\($0).weight")[1] })
     }
 }

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""A U²-Net export with channel widths of its own and seeded random weights, built as PyTorch's exporter lays out
+rembg's u2net.onnx (BatchNorm folded into each Conv with a bias, ReLU, MaxPool 2×2 ceil_mode, bilinear Resize
+with pytorch_half_pixel, Concat, Add, Sigmoid; anonymous initializer names), for the converter's and the Swift
+runtime's tests of U²-Net files whose widths are not u2netp's or u2net's (rembg's silueta.onnx is one; its
+u2net_human_seg.onnx has u2net's): no such weights ship in any package reachable here.
+
+    Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py          # the committed fixture (below)
+    Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py --onnx variant.onnx --size 320
+
+Default: the widths in WIDTHS (narrow, so the files stay small), a 1×3×96×96 input;
+Tests/Fixtures/models/u2net-variant.{safetensors,input.npy,d0.npy} are the converted weights (Tools/convert_onnx.py,
+variant name "u2net-variant"), the input and ONNX Runtime's d0.
+"""
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "models")
+
+# (stage, RSU height or "4F", in, mid, out), forward order, as Tools/u2net_arch.py's STAGES.
+WIDTHS = [
+    ("stage1", 7, 3, 8, 16), ("stage2", 6, 16, 8, 24), ("stage3", 5, 24, 12, 32), ("stage4", 4, 32, 16, 40),
+    ("stage5", "4F", 40, 16, 40), ("stage6", "4F", 40, 16, 40), ("stage5d", "4F", 80, 16, 40),
+    ("stage4d", 4, 80, 16, 32), ("stage3d", 5, 64, 12, 24), ("stage2d", 6, 48, 8, 16), ("stage1d", 7, 32, 8, 16),
+]
+
+
+class Builder:
+    def __init__(self, rng):
+        self.rng, self.nodes, self.inits, self.n = rng, [], [], 0
+
+    def name(self, kind):
+        self.n += 1
+        return f"onnx::{kind}_{self.n}"
+
+    def conv(self, x, cin, cout, k=3, dilation=1, relu=True):
+        w = (self.rng.standard_normal((cout, cin, k, k)) * math.sqrt(2.0 / (cin * k * k))).astype(np.float32)
+        b = (self.rng.standard_normal(cout) * 0.1).astype(np.float32)
+        wn, bn, out = self.name("Conv"), self.name("Conv"), self.name("Conv_out")
+        self.inits += [numpy_helper.from_array(w, wn), numpy_helper.from_array(b, bn)]
+        pad = dilation if k == 3 else 0
+        self.nodes.append(helper.make_node("Conv", [x, wn, bn], [out], kernel_shape=[k, k], pads=[pad] * 4,
+                                           dilations=[dilation] * 2, strides=[1, 1], group=1))
+        if not relu:
+            return out
+        r = self.name("Relu_out")
+        self.nodes.append(helper.make_node("Relu", [out], [r]))
+        return r
+
+    def op(self, kind, inputs, **attributes):
+        out = self.name(f"{kind}_out")
+        self.nodes.append(helper.make_node(kind, inputs, [out], **attributes))
+        return out
+
+    def pool(self, x):
+        return self.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)
+
+    def upsample(self, x, channels, size):
+        sizes = self.name("sizes")
+        self.inits.append(numpy_helper.from_array(np.array([1, channels, size[0], size[1]], np.int64), sizes))
+        return self.op("Resize", [x, "", "", sizes], mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+
+
+def rsu(b, x, size, height, cin, mid, cout):
+    """One RSU block on x (spatial size `size`); returns its output (same size)."""
+    hxin = b.conv(x, cin, cout)
+    if height == "4F":
+        hx1 = b.conv(hxin, cout, mid)
+        hx2 = b.conv(hx1, mid, mid, dilation=2)
+        hx3 = b.conv(hx2, mid, mid, dilation=4)
+        hx4 = b.conv(hx3, mid, mid, dilation=8)
+        hx3d = b.conv(b.op("Concat", [hx4, hx3], axis=1), 2 * mid, mid, dilation=4)
+        hx2d = b.conv(b.op("Concat", [hx3d, hx2], axis=1), 2 * mid, mid, dilation=2)
+        hx1d = b.conv(b.op("Concat", [hx2d, hx1], axis=1), 2 * mid, cout)
+        return b.op("Add", [hx1d, hxin])
+    skips, sizes, hx, s = [], [], hxin, size
+    for i in range(1, height):                 # rebnconv1 … rebnconv{L-1}, pooling after all but the last
+        hx = b.conv(hx, cout if i == 1 else mid, mid)
+        skips.append(hx)
+        sizes.append(s)
+        if i < height - 1:
+            hx = b.pool(hx)
+            s = (math.ceil(s[0] / 2), math.ceil(s[1] / 2))
+    d = b.conv(hx, mid, mid, dilation=2)       # rebnconv{L}
+    for i in range(height - 1, 0, -1):         # rebnconv{L-1}d … rebnconv1d
+        if i < height - 1:
+            d = b.upsample(d, mid, sizes[i - 1])
+        d = b.conv(b.op("Concat", [d, skips[i - 1]], axis=1), 2 * mid, cout if i == 1 else mid)
+    return b.op("Add", [d, hxin])
+
+
+def build(size, rng):
+    b = Builder(rng)
+    spec = {s[0]: s[1:] for s in WIDTHS}
+    x, s = "input", (size, size)
+    enc, sizes = [], []
+    for name in ["stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]:
+        x = rsu(b, x, s, *spec[name])
+        enc.append(x)
+        sizes.append(s)
+        if name != "stage6":
+            x = b.pool(x)
+            s = (math.ceil(s[0] / 2), math.ceil(s[1] / 2))
+    outs = {name: spec[name][3] for name in spec}
+    dec = {6: enc[5]}
+    for level, name in zip([5, 4, 3, 2, 1], ["stage5d", "stage4d", "stage3d", "stage2d", "stage1d"]):
+        deeper = dec[level + 1]
+        channels = outs["stage6"] if level == 5 else outs[["stage5d", "stage4d", "stage3d", "stage2d"][4 - level]]
+        up = b.upsample(deeper, channels, sizes[level - 1])
+        dec[level] = rsu(b, b.op("Concat", [up, enc[level - 1]], axis=1), sizes[level - 1], *spec[name])
+    side_in = [outs["stage1d"], outs["stage2d"], outs["stage3d"], outs["stage4d"], outs["stage5d"], outs["stage6"]]
+    sides = []
+    for i in range(6):
+        d = b.conv(dec[i + 1], side_in[i], 1, relu=False)
+        sides.append(d if i == 0 else b.upsample(d, 1, (size, size)))
+    fused = b.conv(b.op("Concat", sides, axis=1), 6, 1, k=1, relu=False)
+    d0 = b.op("Sigmoid", [fused])
+    extra = [b.op("Sigmoid", [d]) for d in sides]
+    outputs = [helper.make_tensor_value_info(d0, TensorProto.FLOAT, [1, 1, size, size])]
+    outputs += [helper.make_tensor_value_info(e, TensorProto.FLOAT, [1, 1, size, size]) for e in extra]
+    g = helper.make_graph(b.nodes, "u2net_variant", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
+                          outputs, initializer=b.inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--size", type=int, default=96)
+    p.add_argument("--onnx", help="write the ONNX file here (and nothing else)")
+    a = p.parse_args()
+    rng = np.random.default_rng(20261201)
+    model = build(a.size, rng)
+    if a.onnx:
+        onnx.save(model, a.onnx)
+        return
+    x = rng.standard_normal((1, 3, a.size, a.size)).astype(np.float32)
+    d0 = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
+    os.makedirs(OUT, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "u2net-variant.onnx")
+        onnx.save(model, path)
+        subprocess.run([sys.executable, os.path.join(HERE, "convert_onnx.py"), path, "-o",
+                        os.path.join(OUT, "u2net-variant.safetensors"), "--variant", "u2net-variant",
+                        "--source", "Tools/make_u2net_variant_fixture.py (seeded random weights)"], check=True)
+    np.save(os.path.join(OUT, "u2net-variant.input.npy"), x)
+    np.save(os.path.join(OUT, "u2net-variant.d0.npy"), d0)
+
+
+if __name__ == "__main__":
+    main()
