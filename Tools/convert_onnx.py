@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx), or a torchvision-style MobileNetV2 export,
-to a self-describing safetensors file.
+"""Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx / silueta.onnx / u2net_human_seg.onnx), an ISNet
+export (rembg's isnet-general-use.onnx / isnet-anime.onnx), or a torchvision-style MobileNetV2 export, to a
+self-describing safetensors file.
 
     python3 Tools/convert_onnx.py u2netp.onnx -o Weights/u2netp.safetensors [--source "pkg==ver:member"]
     python3 Tools/convert_onnx.py ~/.u2net/silueta.onnx -o silueta.safetensors --variant silueta
+    python3 Tools/convert_onnx.py ~/.u2net/isnet-general-use.onnx -o isnet-general-use.safetensors --variant isnet-general-use
     python3 Tools/convert_onnx.py mobilenet_v2.onnx -o mobilenetv2.safetensors [--labels labels.json]
         [--input-size 224] [--mean 123.675,116.28,103.53] [--std 58.395,57.12,57.375]
 
@@ -29,7 +31,7 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
-from u2net_arch import conv_specs, stages_from_shapes, STAGES, SIDE_IN
+from u2net_arch import conv_specs, isnet_specs, stages_from_shapes, STAGES, SIDE_IN
 
 ALLOWED_OPS = {"Conv", "Relu", "MaxPool", "Resize", "Concat", "Add", "Sigmoid",
                # shape plumbing the exporter emits to compute Resize sizes
@@ -84,7 +86,17 @@ def convert(onnx_path, out_path, source, variant_name=None):
             fail(f"Resize {node.name} is not bilinear pytorch_half_pixel: {a}")
 
     conv_nodes = [n for n in graph.node if n.op_type == "Conv"]
-    variant, specs = detect_variant(conv_nodes, inits, variant_name)
+    first = list(inits[conv_nodes[0].input[1]].dims)
+    is_isnet = first[1] == 3 and attrs(conv_nodes[0]).get("strides") == [2, 2]
+    if is_isnet:  # ISNet: a stride-2 conv_in before U²-Net's stages, no outconv
+        specs = isnet_specs([list(inits[n.input[1]].dims) for n in conv_nodes])
+        if specs is None:
+            fail(f"graph has a stride-2 first conv but matches no ISNet layout ({len(conv_nodes)} convs)")
+        variant = variant_name or "isnet"
+    else:
+        variant, specs = detect_variant(conv_nodes, inits, variant_name)
+    if len(specs) != len(conv_nodes):
+        fail(f"{len(conv_nodes)} convs, the architecture has {len(specs)}")
 
     tensors = []
     for node, spec in zip(conv_nodes, specs):
@@ -98,7 +110,7 @@ def convert(onnx_path, out_path, source, variant_name=None):
         if w.shape != want or b.shape != (spec.out_ch,):
             fail(f"{spec.name}: weight {w.shape} bias {b.shape}, architecture wants {want}")
         if (a.get("dilations", [1, 1]) != [spec.dilation] * 2 or a.get("pads", [0] * 4) != [pad] * 4
-                or a.get("strides", [1, 1]) != [1, 1] or a.get("group", 1) != 1):
+                or a.get("strides", [1, 1]) != [spec.stride] * 2 or a.get("group", 1) != 1):
             fail(f"{spec.name}: attributes {a} do not match dilation {spec.dilation}")
         tensors.append((f"{spec.name}.weight", w))
         tensors.append((f"{spec.name}.bias", b))
@@ -106,16 +118,18 @@ def convert(onnx_path, out_path, source, variant_name=None):
     metadata = {
         "format": "swiftseg-safetensors",
         "format_version": FORMAT_VERSION,
-        "architecture": "u2net",
+        "architecture": "isnet" if is_isnet else "u2net",
         "variant": variant,
-        "input_size": "320",
+        # rembg's preprocessing: ISNet at 1024 with std 1, U²-Net at 320 with ImageNet's std
+        "input_size": "1024" if is_isnet else "320",
         "mean": "0.485,0.456,0.406",
-        "std": "0.229,0.224,0.225",
+        "std": "1.0,1.0,1.0" if is_isnet else "0.229,0.224,0.225",
         "layout": "OIHW",
         "bn_folded": "true",
         "source": source or onnx_path,
         "source_sha256": hashlib.sha256(raw).hexdigest(),
-        "license": "Apache-2.0 (U-2-Net weights, Qin et al. 2020)",
+        "license": ("Apache-2.0 (DIS / ISNet weights, Qin et al. 2022)" if is_isnet
+                    else "Apache-2.0 (U-2-Net weights, Qin et al. 2020)"),
     }
     write_safetensors(out_path, tensors, metadata)
     return variant, len(tensors)

@@ -7,10 +7,14 @@ u2net_human_seg.onnx has u2net's): no such weights ship in any package reachable
 
     Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py          # the committed fixture (below)
     Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py --onnx variant.onnx --size 320
+    Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py --isnet             # ISNet's fixture (below)
+    Tools/.venv/bin/python Tools/make_u2net_variant_fixture.py --isnet --full --onnx isnet.onnx --size 1024
 
 Default: the widths in WIDTHS (narrow, so the files stay small), a 1×3×96×96 input;
 Tests/Fixtures/models/u2net-variant.{safetensors,input.npy,d0.npy} are the converted weights (Tools/convert_onnx.py,
-variant name "u2net-variant"), the input and ONNX Runtime's d0.
+variant name "u2net-variant"), the input and ONNX Runtime's d0. --isnet builds ISNet (rembg's isnet-general-use
+layout: conv_in 3×3 stride 2 from RGB, the same stages, no fuse conv; output d1 upsampled to the input, after its
+sigmoid) into Tests/Fixtures/models/isnet-variant.{safetensors,input.npy,d1.npy}, at 96×96 too.
 """
 
 import argparse
@@ -100,10 +104,28 @@ def rsu(b, x, size, height, cin, mid, cout):
     return b.op("Add", [d, hxin])
 
 
-def build(size, rng):
+# ISNet's own widths (isnet.py's ISNetDIS: u2net's, stage 1 fed by conv_in's 64 channels), for speed runs.
+ISNET_FULL = [
+    ("stage1", 7, 64, 32, 64), ("stage2", 6, 64, 32, 128), ("stage3", 5, 128, 64, 256), ("stage4", 4, 256, 128, 512),
+    ("stage5", "4F", 512, 256, 512), ("stage6", "4F", 512, 256, 512), ("stage5d", "4F", 1024, 256, 512),
+    ("stage4d", 4, 1024, 128, 256), ("stage3d", 5, 512, 64, 128), ("stage2d", 6, 256, 32, 64), ("stage1d", 7, 128, 16, 64),
+]
+
+
+def build(size, rng, isnet=False, full=False):
     b = Builder(rng)
-    spec = {s[0]: s[1:] for s in WIDTHS}
+    widths = (ISNET_FULL if full else [("stage1", 7, 16, 8, 16)] + WIDTHS[1:]) if isnet else WIDTHS
+    spec = {s[0]: s[1:] for s in widths}
     x, s = "input", (size, size)
+    if isnet:  # ISNet's conv_in: 3×3 stride 2, bias, no activation
+        stem = spec["stage1"][1]
+        w = (rng.standard_normal((stem, 3, 3, 3)) * math.sqrt(2.0 / 27)).astype(np.float32)
+        bias = (rng.standard_normal(stem) * 0.1).astype(np.float32)
+        wn, bn = b.name("Conv"), b.name("Conv")
+        b.inits += [numpy_helper.from_array(w, wn), numpy_helper.from_array(bias, bn)]
+        x = b.op("Conv", ["input", wn, bn], kernel_shape=[3, 3], pads=[1] * 4, strides=[2, 2], dilations=[1, 1], group=1)
+        s = (math.ceil(size / 2), math.ceil(size / 2))
+    level1 = s
     enc, sizes = [], []
     for name in ["stage1", "stage2", "stage3", "stage4", "stage5", "stage6"]:
         x = rsu(b, x, s, *spec[name])
@@ -123,13 +145,17 @@ def build(size, rng):
     sides = []
     for i in range(6):
         d = b.conv(dec[i + 1], side_in[i], 1, relu=False)
-        sides.append(d if i == 0 else b.upsample(d, 1, (size, size)))
-    fused = b.conv(b.op("Concat", sides, axis=1), 6, 1, k=1, relu=False)
-    d0 = b.op("Sigmoid", [fused])
-    extra = [b.op("Sigmoid", [d]) for d in sides]
+        sides.append(d if i == 0 and not isnet else b.upsample(d, 1, (size, size)))
+    if isnet:  # no fuse: d1 (upsampled) first, as ISNetDIS returns them
+        d0 = b.op("Sigmoid", [sides[0]])
+        extra = [b.op("Sigmoid", [d]) for d in sides[1:]]
+    else:
+        fused = b.conv(b.op("Concat", sides, axis=1), 6, 1, k=1, relu=False)
+        d0 = b.op("Sigmoid", [fused])
+        extra = [b.op("Sigmoid", [d]) for d in sides]
     outputs = [helper.make_tensor_value_info(d0, TensorProto.FLOAT, [1, 1, size, size])]
     outputs += [helper.make_tensor_value_info(e, TensorProto.FLOAT, [1, 1, size, size]) for e in extra]
-    g = helper.make_graph(b.nodes, "u2net_variant", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
+    g = helper.make_graph(b.nodes, "isnet_variant" if isnet else "u2net_variant", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
                           outputs, initializer=b.inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
     m.ir_version = 7
@@ -140,10 +166,13 @@ def build(size, rng):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=96)
+    p.add_argument("--isnet", action="store_true", help="ISNet instead (conv_in 3×3 stride 2, no fuse; d1 out)")
+    p.add_argument("--full", action="store_true", help="with --isnet: ISNet's real widths (for speed runs, with --onnx)")
     p.add_argument("--onnx", help="write the ONNX file here (and nothing else)")
     a = p.parse_args()
-    rng = np.random.default_rng(20261201)
-    model = build(a.size, rng)
+    rng = np.random.default_rng(20261202 if a.isnet else 20261201)
+    model = build(a.size, rng, a.isnet, a.full)
+    stem = "isnet-variant" if a.isnet else "u2net-variant"
     if a.onnx:
         onnx.save(model, a.onnx)
         return
@@ -151,13 +180,13 @@ def main():
     d0 = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"input": x})[0]
     os.makedirs(OUT, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "u2net-variant.onnx")
+        path = os.path.join(tmp, f"{stem}.onnx")
         onnx.save(model, path)
         subprocess.run([sys.executable, os.path.join(HERE, "convert_onnx.py"), path, "-o",
-                        os.path.join(OUT, "u2net-variant.safetensors"), "--variant", "u2net-variant",
+                        os.path.join(OUT, f"{stem}.safetensors"), "--variant", stem,
                         "--source", "Tools/make_u2net_variant_fixture.py (seeded random weights)"], check=True)
-    np.save(os.path.join(OUT, "u2net-variant.input.npy"), x)
-    np.save(os.path.join(OUT, "u2net-variant.d0.npy"), d0)
+    np.save(os.path.join(OUT, f"{stem}.input.npy"), x)
+    np.save(os.path.join(OUT, f"{stem}.{'d1' if a.isnet else 'd0'}.npy"), d0)
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ class ConvSpec:
     in_ch: int
     kernel: int
     dilation: int
+    stride: int = 1
 
 
 def rsu_convs(prefix, height, in_ch, mid, out):
@@ -63,10 +64,11 @@ def conv_specs(variant, stages=None, side_in=None):
     return convs
 
 
-def stages_from_shapes(weight_shapes):
+def stages_from_shapes(weight_shapes, fuse=True):
     """Every stage's (in, mid, out) read from the conv weight shapes in forward order: a stage's first conv
     (rebnconvin) is in → out, its second (rebnconv1) out → mid. The stage names and RSU heights are U²-Net's;
-    only the widths vary (rembg's silueta). Returns (stages, side_in), or None if the count does not fit."""
+    only the widths vary (rembg's silueta). `fuse`: an outconv follows the six sides (U²-Net; ISNet has none).
+    Returns (stages, side_in), or None if the count does not fit."""
     stages, at = [], 0
     for name, height, _, _, _ in STAGES["u2netp"]:
         if at + 1 >= len(weight_shapes):
@@ -76,6 +78,19 @@ def stages_from_shapes(weight_shapes):
         stages.append((name, height, cin, mid, out))
         at += len(rsu_convs(name, height, cin, mid, out))
     side_in = [shape[1] for shape in weight_shapes[at:at + 6]]
-    if len(side_in) != 6 or at + 7 != len(weight_shapes):
+    if len(side_in) != 6 or at + 6 + (1 if fuse else 0) != len(weight_shapes):
         return None
     return stages, side_in
+
+
+def isnet_specs(weight_shapes):
+    """ISNet (rembg's isnet-general-use, isnet-anime): conv_in (3×3 stride 2 from RGB) and U²-Net's stages and
+    sides, widths from the shapes, no outconv. Returns the specs, or None."""
+    found = stages_from_shapes(weight_shapes[1:], fuse=False)
+    if found is None:
+        return None
+    stages, side_in = found
+    convs = [ConvSpec("conv_in", weight_shapes[0][0], 3, 3, 1, stride=2)]
+    for stage in stages:
+        convs += rsu_convs(*stage)
+    return convs + [ConvSpec(f"side{i + 1}", 1, ch, 3, 1) for i, ch in enumerate(side_in)]

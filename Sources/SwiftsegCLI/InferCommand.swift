@@ -13,8 +13,8 @@ enum InferCommand {
         positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
         options: InferOptions.specs + ModelOptions.specs,
         discussion: """
-            The photo is turned upright by its EXIF orientation, resized to 320×320 for the network, and the mask
-            is resized back to the photo's size, as rembg does. Instances are the 8-connected regions of the mask
+            The photo is turned upright by its EXIF orientation, resized to the model's input size (320×320 for
+            U²-Net, 1024×1024 for ISNet), and the mask is resized back to the photo's size, as rembg does. Instances are the 8-connected regions of the mask
             at or above --threshold, numbered 1…N in reading order. With --select or --point, the mask, cutout,
             crop and composite use only the chosen instances (soft edges go to the nearest instance). Outputs are
             written only once complete; on any error nothing is written for that photo.

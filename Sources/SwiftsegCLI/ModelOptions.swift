@@ -4,7 +4,7 @@ import SwiftsegRuntime
 
 /// Options shared by the subcommands that run the network: which weights, how many threads.
 enum ModelOptions {
-    static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'), a name\nconverted into ~/.cache/swiftseg (silueta, u2net_human_seg: see README), or a\n.safetensors file made by Tools/convert_onnx.py.")
+    static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'), a name\nconverted into ~/.cache/swiftseg (silueta, u2net_human_seg, isnet-general-use,\nisnet-anime: see README), or a .safetensors file made by Tools/convert_onnx.py.")
 
     /// The shared options with `--model`'s help for this subcommand's kind of model.
     static func specs(modelHelp: String) -> [OptionSpec] { [

@@ -18,7 +18,7 @@ enum ServeCommand {
                        help: "Address to listen on (127.0.0.1: this machine only). Containers pass\n--host 0.0.0.0 (or :: for IPv6 too)."),
             OptionSpec(names: ["--port"], valueName: "N", help: "Port (7000, as rembg's server; 0 = any free port, printed)."),
             OptionSpec(names: ["--model"], valueName: "MODEL",
-                       help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg), or a .safetensors file\n(classification uses the built-in efficientnet-lite0)."),
+                       help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg, isnet-*), or a .safetensors file\n(classification uses the built-in efficientnet-lite0)."),
             OptionSpec(names: ["--threads"], valueName: "N", help: "Worker threads for the networks (default: all cores)."),
             OptionSpec(names: ["--concurrent"], valueName: "N",
                        help: "Requests in the networks at once (2, or 1 with --threads 1), --threads split\nbetween them, each with its own activation memory (~110 MB for u2netp). 2 gives the\nmost requests/s under load; 1 the lowest latency for one client at a time (PERF.md)."),

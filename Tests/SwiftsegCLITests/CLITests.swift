@@ -430,6 +430,15 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out)))?.colorType, 6)
         assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "silueta"],
                                    environment: ["SWIFTSEG_MODEL_DIR": tmp]), mentions: "--variant silueta")
+        // ISNet the same way (its file says 1024 and std 1: the photo goes in at 1024×1024)
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/models/isnet-variant.safetensors",
+                                         toPath: "\(tmp)/isnet-variant.safetensors")
+        let isnet = try run(["infer", photo("coins.png"), "--mask", "-o", "\(tmp)/isnet-mask.png", "--model", "isnet-variant", "--json"],
+                            environment: ["SWIFTSEG_MODEL_DIR": tmp])
+        XCTAssertEqual(isnet.status, 0, isnet.stderr)
+        XCTAssertEqual((try JSONSerialization.jsonObject(with: isnet.stdout) as? [String: Any])?["model"] as? String, "isnet-variant")
+        let mask = try XCTUnwrap(pngInfo(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/isnet-mask.png"))))
+        XCTAssertEqual([mask.width, mask.height, mask.colorType], [384, 303, 0])
     }
 
     func testInspectDescribesEmbeddedWeights() throws {

@@ -54,9 +54,7 @@ public final class U2Net: Network {
     /// Runs the network on a normalised 3×H×W image and writes `d0 = sigmoid(outconv(cat(d1…d6)))`, 1×H×W,
     /// into `output`. The context's arena is reset, so views from a previous pass become invalid.
     public func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
-        precondition(input.channels == 3, "U²-Net takes 3 channels, got \(input.channels)")
-        precondition(output.channels == 1 && output.height == input.height && output.width == input.width,
-                     "d0 must be 1×\(input.height)×\(input.width), got \(output.shapeDescription)")
+        U2NetBody.checkShapes(input, output, model: "U²-Net", output: "d0")
         let arena = context.arena
         arena.reset()
         let sides = arena.tensor(channels: 6, height: input.height, width: input.width)

@@ -30,6 +30,13 @@ final class U2NetBody: @unchecked Sendable {
         }
     }
 
+    /// The shapes a forward pass takes: 3 channels in, one channel out at the input's size.
+    static func checkShapes(_ input: TensorView, _ output: TensorView, model: String, output outputName: String) {
+        precondition(input.channels == 3, "\(model) takes 3 channels, got \(input.channels)")
+        precondition(output.channels == 1 && output.height == input.height && output.width == input.width,
+                     "\(outputName) must be 1×\(input.height)×\(input.width), got \(output.shapeDescription)")
+    }
+
     /// Every level on `input`, the six side maps (before any sigmoid) into `sides` (6 × input's size).
     func callAsFunction(_ input: TensorView, sides: TensorView, context: ExecutionContext) {
         _ = level(1, input: input, sides: sides, context: context)
