@@ -22,6 +22,8 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_graph import finished_model
+
 from mobilenet_v2_arch import STAGES
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -86,10 +88,7 @@ def build(width, classes, size, rng):
                                   alpha=1.0, beta=1.0, transB=1))
     g = helper.make_graph(nodes, "mobilenet_v2", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
                           [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, classes])], initializer=inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 7
-    onnx.checker.check_model(m)
-    return m
+    return finished_model(g)
 
 
 def main():

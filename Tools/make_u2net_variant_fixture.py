@@ -29,6 +29,8 @@ import onnx
 import onnxruntime as ort
 from onnx import TensorProto, helper, numpy_helper
 
+from onnx_graph import finished_model
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "models")
 
@@ -157,10 +159,7 @@ def build(size, rng, isnet=False, full=False):
     outputs += [helper.make_tensor_value_info(e, TensorProto.FLOAT, [1, 1, size, size]) for e in extra]
     g = helper.make_graph(b.nodes, "isnet_variant" if isnet else "u2net_variant", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, size, size])],
                           outputs, initializer=b.inits)
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
-    m.ir_version = 7
-    onnx.checker.check_model(m)
-    return m
+    return finished_model(g)
 
 
 def main():
