@@ -110,6 +110,9 @@ public final class Service: HTTPHandler, @unchecked Sendable {
         return answering
     }
 
+    /// Requests holding a place in the queue or on a lane (their head arrived; not yet answered).
+    public var requestsAdmitted: Int { admission.snapshot.admitted }
+
     /// Drains: `/readyz` answers 503, new requests 503, no new connections; waits up to `timeout` seconds for
     /// the requests being answered, then closes everything. Returns whether all finished in time.
     @discardableResult
@@ -189,7 +192,7 @@ public final class Service: HTTPHandler, @unchecked Sendable {
             response = HTTPError(413, "too_large", "the body is over this server's limit of \(configuration.maxBodyBytes) bytes (--max-body-mb)").response
         } else {
             do {
-                response = try exchange.route!.handle(request, RouteContext(service: self, exchange: exchange))
+                response = try exchange.route!.handle(request, RouteContext(service: self, exchange: exchange, request: request))
             } catch let error as HTTPError {
                 response = error.response
             } catch let error as Admission<Lane>.Refusal where error == .timedOut {

@@ -14,12 +14,22 @@ struct Route: Sendable {
 struct RouteContext {
     let service: Service
     let exchange: Service.Exchange
+    /// A multipart body's fields, parsed once (nil for any other body).
+    let form: MultipartForm?
+
+    /// Throws ``HTTPError`` 400 for a malformed multipart body.
+    init(service: Service, exchange: Service.Exchange, request: HTTPRequest) throws {
+        self.service = service
+        self.exchange = exchange
+        let type = request.head.header("content-type")
+        form = MultipartForm.isMultipart(type) ? try MultipartForm(body: request.body, contentType: type!) : nil
+    }
 
     /// The query's parameters, and a multipart body's fields other than `file` (rembg's clients send their
     /// options as form fields), refusing names not in `known`.
     func parameters(_ request: HTTPRequest, known: [String]) throws -> RequestParameters {
         var values = request.head.query
-        if let form = try form(request) {
+        if let form {
             for field in form.fields where field.name != "file" && field.filename == nil {
                 values[field.name] = String(decoding: field.data, as: UTF8.self)
             }
@@ -32,7 +42,7 @@ struct RouteContext {
     /// The image's bytes: a multipart body's `file` field, or the raw body.
     func imageBytes(_ request: HTTPRequest) throws -> [UInt8] {
         let bytes: [UInt8]
-        if let form = try form(request) {
+        if let form {
             guard let file = form.fields.first(where: { $0.name == "file" }) else {
                 throw HTTPError(400, "bad_request", "the multipart body has no 'file' field")
             }
@@ -44,12 +54,6 @@ struct RouteContext {
             throw HTTPError(400, "bad_request", "no image: send it as the body or as the multipart field 'file'")
         }
         return bytes
-    }
-
-    private func form(_ request: HTTPRequest) throws -> MultipartForm? {
-        let type = request.head.header("content-type")
-        guard MultipartForm.isMultipart(type) else { return nil }
-        return try MultipartForm(body: request.body, contentType: type!)
     }
 
     /// Decodes an upload with the server's limits: 413 over them, 415 for what is not PNG or JPEG (or a CMYK
