@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The page `swiftseg serve` serves at GET /, in a real headless browser: pick a photo, wait for the cutout,
-instances, labels and rectangles, switch to the mask, check every result; prints one line and exits 0, or names
+instances, labels and rectangles, turn on alpha matting, switch to the mask, check every result; prints one line and exits 0, or names
 what failed and exits 1. Exit 77 (skipped) when no browser is installed.
 
     python3 Tools/check_page.py [--swiftseg .build/release/swiftseg] [--screenshot page.png]
@@ -71,6 +71,12 @@ def main():
                 "labels listed": len(browser.find_elements(By.CSS_SELECTOR, "#labels tr")) >= 2,
                 "download link": browser.find_element(By.ID, "download").is_displayed(),
             }
+            plain_src = browser.find_element(By.ID, "result").get_attribute("src")
+            browser.find_element(By.ID, "matting").click()
+            wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != plain_src)
+            wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
+            checks["alpha matting"] = (browser.find_element(By.ID, "status").get_attribute("class") != "error"
+                                       and browser.execute_script("return document.getElementById('result').naturalWidth") > 0)
             cutout_src = browser.find_element(By.ID, "result").get_attribute("src")
             browser.find_element(By.CSS_SELECTOR, "input[value=mask]").click()
             wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != cutout_src)

@@ -282,6 +282,35 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200)
     }
 
+    /// The multipart parser on mutated and truncated bodies: it parses or throws a 400, never traps (deterministic
+    /// mutations: flipped bytes, cuts, repeated and dropped boundaries).
+    func testMutatedMultipartBodiesParseOrAreRefused() throws {
+        let form = TestConnection.multipart([("file", "a.png", Array(repeating: 7, count: 300)), ("om", nil, Array("1".utf8)),
+                                             ("x", "b.bin", Array("--swiftsegTestBoundary7MA4YWxk".utf8))])
+        let parsed = try MultipartForm(body: form.body, contentType: form.contentType)
+        XCTAssertEqual(parsed.fields.map(\.name), ["file", "om", "x"])
+        XCTAssertEqual(parsed.fields[0].filename, "a.png")
+        XCTAssertEqual(parsed.fields[0].data, Array(repeating: 7, count: 300))
+        var state: UInt64 = 20261201
+        func next(_ n: Int) -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) % max(n, 1) }
+        var refused = 0
+        for _ in 0..<3000 {
+            var body = form.body
+            switch next(4) {
+            case 0: for _ in 0...next(8) { body[next(body.count)] = UInt8(truncatingIfNeeded: next(256)) }
+            case 1: body = Array(body.prefix(next(body.count)))
+            case 2: body.insert(contentsOf: body[next(body.count)...].prefix(next(60)), at: next(body.count))
+            default: body.removeSubrange(next(body.count / 2)..<(body.count / 2 + next(body.count / 2)))
+            }
+            do { _ = try MultipartForm(body: body, contentType: form.contentType) }
+            catch let error as HTTPError { XCTAssertEqual(error.status, 400); refused += 1 }
+        }
+        XCTAssertGreaterThan(refused, 1000, "most mutations break the framing")
+        for type in ["multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=\"\""] {
+            XCTAssertThrowsError(try MultipartForm(body: form.body, contentType: type), type)
+        }
+    }
+
     func testSlowAndSilentClientsAreCutOffAndGiveTheirPlaceBack() throws {
         let (_, port) = try start(concurrent: 1, maxQueue: 0, requestTimeout: 1, idleSeconds: 1)
         let photo = Self.photo("photos/coins.png")

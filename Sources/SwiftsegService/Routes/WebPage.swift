@@ -46,6 +46,7 @@ enum WebPage {
       <label><input type="radio" name="mode" value="highlight"> Highlight</label>
       <label><input type="radio" name="mode" value="mask-preview"> Mask preview</label>
       <label><input type="checkbox" id="crop"> Crop to the subjects</label>
+      <label><input type="checkbox" id="matting"> Alpha matting (hair, fur; cutout only, slower)</label>
     </fieldset>
     <div id="status" role="status"></div>
   </section>
@@ -80,6 +81,8 @@ function pictureQuery() {
   if (mode === "mask") query.mask = "1";
   else if (mode !== "cutout") query.effect = mode;
   if ($("crop").checked) query.crop = "1";
+  $("matting").disabled = mode !== "cutout";
+  if ($("matting").checked && mode === "cutout") query["alpha-matting"] = "1";
   return query;
 }
 
@@ -141,7 +144,7 @@ $("file").addEventListener("change", (e) => choose(e.target.files[0]));
 $("drop").addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
 $("drop").addEventListener("dragleave", () => $("drop").classList.remove("over"));
 $("drop").addEventListener("drop", (e) => { e.preventDefault(); $("drop").classList.remove("over"); choose(e.dataTransfer.files[0]); });
-for (const input of document.querySelectorAll("input[name=mode], #crop")) {
+for (const input of document.querySelectorAll("input[name=mode], #crop, #matting")) {
   input.addEventListener("change", () => { if (photo) renderPicture().then(() => say("Done."), (e) => say(e.message, true)); });
 }
 </script>
