@@ -16,7 +16,7 @@ public struct AlphaMatting: Sendable, Equatable {
     public var backgroundThreshold = 10
     public var erodeSize = 10
     /// Refuse (``ImageError`` of kind `tooLarge`) a trimap with more unknown pixels than this: the solver's
-    /// memory grows with the band, about 1.2 KB per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
+    /// memory grows with the band, about 1 KB per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
     public var maximumUnknownPixels: Int? = nil
 
     public init(foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
@@ -38,7 +38,7 @@ public struct AlphaMatting: Sendable, Equatable {
         if let limit = maximumUnknownPixels {
             let unknown = trimap.unknownCount
             if unknown > limit {
-                throw ImageError(.tooLarge, "alpha matting: \(unknown) pixels of the mask are unsure, over the limit of \(limit) (the solver needs about 1.2 KB each)")
+                throw ImageError(.tooLarge, "alpha matting: \(unknown) pixels of the mask are unsure, over the limit of \(limit) (the solver needs about 1 KB each)")
             }
         }
         let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap)

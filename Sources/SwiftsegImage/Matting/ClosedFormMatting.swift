@@ -44,6 +44,20 @@ public enum ClosedFormMatting {
         return alpha
     }
 
+    /// The pixel values as pymatting reads them, v / 255, RGB (gray repeated, alpha ignored), indexed as a
+    /// 3-per-pixel array.
+    struct UnitRGB {
+        let pixels: [UInt8]
+        let channels: Int
+        // × (1 / 255): a multiply instead of a divide per read, within an ulp of pymatting's v / 255
+        init(_ image: Image) { pixels = image.pixels; channels = image.channels }
+        @inline(__always) subscript(_ q: Int) -> Double {
+            if channels == 3 { return Double(pixels[q]) * (1.0 / 255) }
+            let p = q / 3
+            return Double(pixels[p * channels + (channels < 3 ? 0 : q - 3 * p)]) * (1.0 / 255)
+        }
+    }
+
     /// The pixel values as pymatting reads them: v / 255, RGB (gray repeated, alpha ignored).
     static func channels(_ image: Image) -> [Double] {
         var out = [Double](repeating: 0, count: image.width * image.height * 3)
@@ -60,7 +74,7 @@ public enum ClosedFormMatting {
     /// neighbourhood.
     public static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double) -> System {
         let w = image.width, h = image.height
-        let I = channels(image)
+        let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
         var unknownIndex = [Int32](repeating: -1, count: w * h)
         var unknown: [Int] = []
@@ -202,7 +216,8 @@ public enum ClosedFormMatting {
         var x = [Double](repeating: 0, count: n)
         if normB == 0 { return x }
         var r = b
-        var z = preconditioner.solve(r)
+        var z = [Double](repeating: 0, count: n)
+        preconditioner.solve(r, into: &z)
         var p = z
         var rz = dot(r, z)
         var q = [Double](repeating: 0, count: n)
@@ -211,7 +226,7 @@ public enum ClosedFormMatting {
             let step = rz / dot(p, q)
             for i in 0..<n { x[i] += step * p[i]; r[i] -= step * q[i] }
             if dot(r, r).squareRoot() < options.relativeTolerance * normB { return x }
-            z = preconditioner.solve(r)
+            preconditioner.solve(r, into: &z)
             let next = dot(r, z)
             let beta = next / rz
             rz = next
@@ -224,11 +239,13 @@ public enum ClosedFormMatting {
 /// An incomplete Cholesky factor L (A ≈ L Lᵀ) with a drop tolerance, computed column by column (left-looking:
 /// each column j takes the updates of the earlier columns that have an entry in row j, found through linked
 /// lists of columns by their next row); a breakdown (a non-positive pivot) retries with a shifted diagonal.
+/// Entries are kept as Float (computed in Double): the factor is the solver's largest allocation, and a
+/// preconditioner's rounding changes only how fast CG converges, not what it converges to.
 struct IncompleteCholesky {
     let n: Int
     var columnStart: [Int] = [0]
     var rows: [Int32] = []
-    var values: [Double] = []
+    var values: [Float] = []
 
     init(_ s: ClosedFormMatting.System, dropTolerance: Double) throws {
         n = s.unknown.count
@@ -240,7 +257,10 @@ struct IncompleteCholesky {
 
     /// Returns false on a breakdown.
     private mutating func factor(_ s: ClosedFormMatting.System, dropTolerance: Double, shift: Double) -> Bool {
-        columnStart = [0]; rows = []; values = []
+        // Locals (not self's properties) and raw pointers in the update loop: the factor's arrays grow as
+        // columns finish, and the loop reads them ~fill² times per column.
+        var columnStart = [0], rows: [Int32] = [], values: [Float] = []
+        rows.reserveCapacity(s.values.count * 2); values.reserveCapacity(s.values.count * 2)
         var dense = [Double](repeating: 0, count: n)     // column j being built
         var marked = [Bool](repeating: false, count: n)
         var pattern: [Int] = []
@@ -259,36 +279,43 @@ struct IncompleteCholesky {
                 }
             }
             var k = head[j]
-            while k != -1 {
-                let following = link[k]
-                let start = next[k]
-                let ljk = values[start]
-                diagonal -= ljk * ljk
-                let end = columnStart[k + 1]
-                for e in (start + 1)..<max(start + 1, end) {
-                    let i = Int(rows[e])
-                    dense[i] -= values[e] * ljk
-                    if !marked[i] { marked[i] = true; pattern.append(i) }
+            rows.withUnsafeBufferPointer { r in
+                values.withUnsafeBufferPointer { v in
+                    dense.withUnsafeMutableBufferPointer { d in
+                        marked.withUnsafeMutableBufferPointer { m in
+                            while k != -1 {
+                                let following = link[k]
+                                let start = next[k]
+                                let ljk = Double(v[start])
+                                diagonal -= ljk * ljk
+                                let end = columnStart[k + 1]
+                                var e = start + 1
+                                while e < end {
+                                    let i = Int(r[e])
+                                    d[i] -= Double(v[e]) * ljk
+                                    if !m[i] { m[i] = true; pattern.append(i) }
+                                    e += 1
+                                }
+                                if start + 1 < end {  // column k moves on to its next row
+                                    next[k] = start + 1
+                                    let row = Int(r[start + 1])
+                                    link[k] = head[row]
+                                    head[row] = k
+                                }
+                                k = following
+                            }
+                        }
+                    }
                 }
-                if start + 1 < end {  // column k moves on to its next row
-                    next[k] = start + 1
-                    let row = Int(rows[start + 1])
-                    link[k] = head[row]
-                    head[row] = k
-                }
-                k = following
             }
-            guard diagonal > 0 else {
-                for i in pattern { dense[i] = 0; marked[i] = false }
-                return false
-            }
+            guard diagonal > 0 else { return false }
             let pivot = diagonal.squareRoot()
-            rows.append(Int32(j)); values.append(pivot)
+            rows.append(Int32(j)); values.append(Float(pivot))
             pattern.sort()
             for i in pattern {
                 let v = dense[i] / pivot
                 dense[i] = 0; marked[i] = false
-                if abs(v) >= dropTolerance { rows.append(Int32(i)); values.append(v) }
+                if abs(v) >= dropTolerance { rows.append(Int32(i)); values.append(Float(v)) }
             }
             columnStart.append(rows.count)
             let start = columnStart[j]
@@ -299,24 +326,26 @@ struct IncompleteCholesky {
                 head[row] = j
             }
         }
+        self.columnStart = columnStart
+        self.rows = rows
+        self.values = values
         return true
     }
 
-    /// (L Lᵀ)⁻¹ r: forward substitution with L, then back substitution with Lᵀ.
-    func solve(_ r: [Double]) -> [Double] {
-        var y = r
+    /// (L Lᵀ)⁻¹ r into `y`: forward substitution with L, then back substitution with Lᵀ.
+    func solve(_ r: [Double], into y: inout [Double]) {
+        for i in 0..<n { y[i] = r[i] }
         for j in 0..<n {
             let start = columnStart[j], end = columnStart[j + 1]
-            y[j] /= values[start]
+            y[j] /= Double(values[start])
             let yj = y[j]
-            for e in (start + 1)..<max(start + 1, end) { y[Int(rows[e])] -= values[e] * yj }
+            for e in (start + 1)..<max(start + 1, end) { y[Int(rows[e])] -= Double(values[e]) * yj }
         }
         for j in stride(from: n - 1, through: 0, by: -1) {
             let start = columnStart[j], end = columnStart[j + 1]
             var sum = y[j]
-            for e in (start + 1)..<max(start + 1, end) { sum -= values[e] * y[Int(rows[e])] }
-            y[j] = sum / values[start]
+            for e in (start + 1)..<max(start + 1, end) { sum -= Double(values[e]) * y[Int(rows[e])] }
+            y[j] = sum / Double(values[start])
         }
-        return y
     }
 }
