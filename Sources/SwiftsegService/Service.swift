@@ -123,13 +123,13 @@ public final class Service: HTTPHandler, @unchecked Sendable {
         server?.stopAccepting()
         let deadline = Date().addingTimeInterval(timeout)
         var finished = false
-        while Date() < deadline {
+        repeat {  // at least one look, so --drain-seconds 0 on an idle server still stops cleanly
             stateLock.lock()
             let busy = answering
             stateLock.unlock()
             if busy == 0 { finished = true; break }
             usleep(20_000)
-        }
+        } while Date() < deadline
         if finished { server?.stop() }  // else the process exits with the stragglers' threads still running
         return finished
     }
