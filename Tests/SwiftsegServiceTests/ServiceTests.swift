@@ -24,7 +24,8 @@ final class ServiceTests: XCTestCase {
     }
 
     private func start(threads: Int = 2, concurrent: Int = 1, maxQueue: Int = 8, maxBodyBytes: Int = 64 << 20,
-                       requestTimeout: Double? = 60, idleSeconds: Int = 30, log: Log = Log()) throws -> (Service, Int) {
+                       requestTimeout: Double? = 60, idleSeconds: Int = 30, connectionsPerAddress: Int = 64,
+                       log: Log = Log()) throws -> (Service, Int) {
         var configuration = Service.Configuration()
         configuration.port = 0
         configuration.threads = threads
@@ -33,6 +34,7 @@ final class ServiceTests: XCTestCase {
         configuration.maxBodyBytes = maxBodyBytes
         configuration.requestTimeout = requestTimeout
         configuration.http.idleTimeoutSeconds = idleSeconds
+        configuration.http.connectionsPerAddress = connectionsPerAddress
         configuration.maxMattingPixels = 40_000  // a wide band (ae=40) on chelsea is over it
         let service = try Service(configuration: configuration, saliencyModel: Self.saliency,
                                   classifierModel: Self.classifier, log: log.append)
@@ -332,6 +334,22 @@ final class ServiceTests: XCTestCase {
             XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/classify", body: photo).status, 200,
                            "its place is free again (trickles: \(trickles))")
         }
+    }
+
+    /// Past the per-address connection limit a new connection is closed at once (the client sees no response),
+    /// and is served again once the others close.
+    func testTheConnectionLimitPerAddressHolds() throws {
+        let (_, port) = try start(connectionsPerAddress: 3)
+        var open: [TestConnection] = []
+        for _ in 0..<3 {
+            let c = try TestConnection(port: port)
+            XCTAssertEqual(try c.request("GET", "/livez").status, 200)
+            open.append(c)  // kept alive, holding its place
+        }
+        XCTAssertThrowsError(try TestConnection.request(port: port, "GET", "/livez"), "a fourth connection is refused")
+        open.removeAll()
+        usleep(200_000)
+        XCTAssertEqual(try TestConnection.request(port: port, "GET", "/livez").status, 200)
     }
 
     func testKeepAliveServesSeveralRequestsOnOneConnection() throws {
