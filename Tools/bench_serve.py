@@ -3,6 +3,7 @@
 
     python3 Tools/bench_serve.py [--requests 2000] [--clients 1,4,16] [--rounds 1] [--concurrent 2]
                                  [--rembg PATH] [--rembg-requests 300]
+    python3 Tools/bench_serve.py --mixed 2000        # every endpoint in turn: RSS after the 200th and the last
 
 For each round, client count and server (alternating: swiftseg, then rembg if given), it starts the server fresh
 on 127.0.0.1, waits until it answers, sends 10 warm-up requests, then `--requests` requests from `--clients`
@@ -137,6 +138,42 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
             process.kill()
 
 
+MIXED = ["/v1/cutout", "/v1/subjects", "/v1/classify?top=3", "/v1/rectangles", "/v1/rectangles?extract=1",
+         "/v1/cutout?effect=blur", "/api/remove?om=true", "/v1/cutout?mask=1&format=jpeg"]
+
+
+def run_mixed(swiftseg, port, requests):
+    """One client cycling through every POST endpoint (raw bodies; a document photo for every other rectangles
+    request): swiftseg's RSS after the 200th and the last request, and the statuses seen."""
+    process = subprocess.Popen([swiftseg, "serve", "--host", "127.0.0.1", "--port", str(port), "--quiet"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ready(port, process)
+        photos = []
+        for path in PHOTOS:
+            with open(path, "rb") as f:
+                photos.append(f.read())
+        with open(os.path.join(HERE, "..", "Tests", "Fixtures", "rectangles", "a4-upright.jpg"), "rb") as f:
+            card = f.read()
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        statuses, at_200, t0 = {}, None, time.perf_counter()
+        for i in range(requests):
+            target = MIXED[i % len(MIXED)]
+            c.request("POST", target, body=card if "rectangles" in target and i % 2 else photos[i % len(photos)])
+            r = c.getresponse()
+            r.read()
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            if i + 1 == 200:
+                at_200 = memory(process.pid)["VmRSS"]
+        end = memory(process.pid)
+        return {"server": "swiftseg", "mode": "mixed", "requests": requests, "seconds": round(time.perf_counter() - t0, 1),
+                "statuses": statuses, "rss_mb_at_200": round(at_200, 1) if at_200 else None,
+                "rss_mb_end": round(end["VmRSS"], 1), "peak_rss_mb": round(end["VmHWM"], 1)}
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--requests", type=int, default=2000)
@@ -149,7 +186,12 @@ def main():
     p.add_argument("--concurrent", type=int, default=2, help="swiftseg's lanes (--concurrent)")
     p.add_argument("--threads", type=int, help="swiftseg's --threads (default: its own, all cores)")
     p.add_argument("--port", type=int, default=7077)
+    p.add_argument("--mixed", type=int, metavar="N",
+                   help="instead: N requests from one client cycling through every POST endpoint (RSS over a long run)")
     a = p.parse_args()
+    if a.mixed:
+        print(json.dumps(run_mixed(a.swiftseg, a.port, a.mixed)), flush=True)
+        return
     bodies = []
     for path in PHOTOS:
         with open(path, "rb") as f:
