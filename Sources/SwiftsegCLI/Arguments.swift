@@ -74,6 +74,11 @@ struct ParsedArguments {
         try parse { try $0.number(Self.bare(name), default: defaultValue, in: range) }
     }
 
+    /// An integer option within `range`, or `defaultValue` when absent.
+    func integer(_ name: String, default defaultValue: Int, in range: ClosedRange<Int>) throws -> Int {
+        try parse { try $0.integer(Self.bare(name), default: defaultValue, in: range) }
+    }
+
     /// A positive integer option, or `defaultValue` when absent.
     func positiveInt(_ name: String, default defaultValue: Int) throws -> Int {
         try parse { try $0.positiveInt(Self.bare(name), default: defaultValue) }

@@ -68,27 +68,17 @@ enum ServeCommand {
         if let extra = args.positionals.first { throw CLIError.usage("serve takes no inputs, got '\(extra)'") }
         var configuration = Service.Configuration()
         configuration.host = args.value("--host") ?? "127.0.0.1"
-        if let text = args.value("--port") {
-            guard let port = Int(text), (0...65535).contains(port) else {
-                throw CLIError.usage("--port expects 0…65535, got '\(text)'")
-            }
-            configuration.port = port
-        }
+        configuration.port = try args.integer("--port", default: configuration.port, in: 0...65535)
         configuration.threads = try ModelOptions.threads(args)
         configuration.concurrent = try args.positiveInt("--concurrent", default: min(2, configuration.threads))
         if configuration.concurrent > configuration.threads {
             throw CLIError.usage("--concurrent \(configuration.concurrent) splits --threads \(configuration.threads) between requests: give at most \(configuration.threads)")
         }
-        if let text = args.value("--max-queue") {
-            guard let n = Int(text), n >= 0 else { throw CLIError.usage("--max-queue expects 0 or more, got '\(text)'") }
-            configuration.maxQueue = n
-        }
+        configuration.maxQueue = try args.integer("--max-queue", default: configuration.maxQueue, in: 0...1_000_000)
         configuration.maxBodyBytes = Int(try args.number("--max-body-mb", default: 64, in: 0.001...4096) * 1_048_576)
         configuration.decoding = try BatchOptions.decoding(args)
-        if let text = args.value("--max-matting-pixels") {
-            guard let n = Int(text), n >= 0 else { throw CLIError.usage("--max-matting-pixels expects 0 or more, got '\(text)'") }
-            configuration.maxMattingPixels = n == 0 ? nil : n
-        }
+        let mattingPixels = try args.integer("--max-matting-pixels", default: configuration.maxMattingPixels ?? 0, in: 0...Int(Int32.max))
+        configuration.maxMattingPixels = mattingPixels == 0 ? nil : mattingPixels
         let timeout = try args.number("--request-timeout", default: 60, in: 0...86_400)
         configuration.requestTimeout = timeout == 0 ? nil : timeout
         configuration.http.idleTimeoutSeconds = Int(try args.number("--idle-timeout", default: 30, in: 1...3600))
