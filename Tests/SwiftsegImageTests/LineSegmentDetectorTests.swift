@@ -69,4 +69,51 @@ final class LineSegmentDetectorTests: XCTestCase {
         let found = LineSegmentDetector().detect(planes: GrayPlane.channels(of: image))
         XCTAssertTrue(found.contains { abs($0.start.x - 60) < 0.6 && abs($0.end.x - 60) < 0.6 && $0.length > 60 }, "\(found)")
     }
+
+    /// An image's rows go into the subsampling one at a time; the result is the same as from its planes.
+    func testImageRowsGiveTheSameSegmentsAsItsPlanes() {
+        let corners = [PixelPoint(x: 30.5, y: 22.2), PixelPoint(x: 170.1, y: 35.7), PixelPoint(x: 160.4, y: 120.8),
+                       PixelPoint(x: 25.9, y: 110.3)]
+        let plane = quadImage(corners, width: 200, height: 150, noise: 3)
+        let px = plane.values.flatMap { v -> [UInt8] in
+            let g = UInt8(max(0, min(255, v.rounded())))
+            return [g, 255 - g, g / 2]
+        }
+        let image = Image(width: 200, height: 150, channels: 3, pixels: px)
+        for scale in [0.8, 1] {
+            var lsd = LineSegmentDetector()
+            lsd.scale = scale
+            let fromImage = lsd.detect(image: image)
+            XCTAssertFalse(fromImage.isEmpty)
+            XCTAssertEqual(fromImage, lsd.detect(planes: GrayPlane.channels(of: image)), "scale \(scale)")
+        }
+    }
+
+    /// The level-line field: along each side of the quad an edge in the side's direction, none across it, none
+    /// inside the flat quad or outside the grid.
+    func testLevelLineFieldShowsTheSidesEdges() {
+        let corners = [PixelPoint(x: 52.3, y: 40.1), PixelPoint(x: 250.7, y: 61.4), PixelPoint(x: 231.2, y: 201.9),
+                       PixelPoint(x: 38.6, y: 180.2)]
+        let plane = quadImage(corners, width: 300, height: 240, noise: 1)
+        let px = plane.values.map { UInt8(max(0, min(255, $0.rounded()))) }
+        let (_, field) = LineSegmentDetector().detectWithField(image: Image(width: 300, height: 240, channels: 1, pixels: px))
+        let tolerance = Float(sin(22.5 * Double.pi / 180))
+        for i in 0..<4 {
+            let a = corners[i], b = corners[(i + 1) % 4]
+            let d = (b - a) * (1 / a.distance(to: b)), n = PixelPoint(x: -d.y, y: d.x)
+            var along = 0, across = 0
+            for k in 1...19 {
+                let p = a + (b - a) * (Double(k) / 20)
+                let near = [-1.0, 0, 1].contains { field.isEdge(along: d, at: p + n * $0, maximumSine: tolerance) }
+                if near { along += 1 }
+                if field.isEdge(along: n, at: p, maximumSine: tolerance) { across += 1 }
+            }
+            XCTAssertGreaterThanOrEqual(along, 18, "side \(i)")
+            XCTAssertEqual(across, 0, "side \(i)")
+        }
+        let centre = corners.reduce(PixelPoint(x: 0, y: 0), +) * 0.25
+        XCTAssertFalse(field.isEdge(along: PixelPoint(x: 1, y: 0), at: centre, maximumSine: 1))
+        XCTAssertFalse(field.isEdge(along: PixelPoint(x: 1, y: 0), at: PixelPoint(x: -5, y: 10), maximumSine: 1))
+        XCTAssertFalse(field.isEdge(along: PixelPoint(x: 1, y: 0), at: PixelPoint(x: 10, y: 400), maximumSine: 1))
+    }
 }

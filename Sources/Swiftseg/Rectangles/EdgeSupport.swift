@@ -14,6 +14,10 @@ final class EdgeSupport {
     /// The longer side of the copy the sides are read on.
     static let maximumSide = 1280
     static let step = 0.5
+    /// The contrast at which a sample point counts fully; under it, in proportion (from one half at the
+    /// threshold): a faint line in the background then weighs less than a document's edge (12 beat 0, 8, 20, 30
+    /// on the tuning sets).
+    static let fullContrast: Float = 12
 
     let width: Int, height: Int
     /// Photo pixels per copy pixel (an integer: the copy is a box average).
@@ -105,30 +109,33 @@ final class EdgeSupport {
     /// The geometric mean over the four sides of the share of sample points with an edge within 1 px: contrast
     /// across the side over the threshold (either polarity: a card may be brighter than the table on one part of
     /// a side and darker on another) and at least twice the contrast along it (texture has edges in every
-    /// direction). 0 when a side has none. `samplesPerSide` caps the work (a quick look for ranking).
+    /// direction), a point counting fully from `fullContrast` up. 0 when a side has none. `samplesPerSide` caps
+    /// the work (a quick look for ranking).
     func confidence(of quad: [PixelPoint], samplesPerSide: Int = 80) -> Double {
         var product = 1.0
         for i in 0..<4 { product *= sideSupport(quad[i], quad[(i + 1) % 4], samples: samplesPerSide) }
         return product > 0 ? product.squareRoot().squareRoot() : 0
     }
 
-    /// One side's share of supported points (photo coordinates), at most `samples` of them.
+    /// One side's share of supported points (photo coordinates, weighted by contrast), at most `samples` of them.
     func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int) -> Double {
         let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: samples)
         var t = Profiles(base: scratch)
-        var supported = 0
+        var supported = 0.0
         for p in points {
             profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
+            var best: Float = 0
             for j in 2...6 {
                 let across = abs(EdgeSupport.contrast(t, j))
                 guard across >= EdgeSupport.threshold else { continue }
                 let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
-                if across >= 2 * along { supported += 1; break }
+                if across >= 2 * along { best = max(best, across); if best >= EdgeSupport.fullContrast { break } }
             }
+            if best > 0 { supported += Double(min(1, best / EdgeSupport.fullContrast)) }
         }
-        return Double(supported) / Double(points.count)
+        return supported / Double(points.count)
     }
 
     /// The quad with each side re-fitted to the strongest edge near it (sub-pixel, least squares with outliers

@@ -60,20 +60,27 @@ public struct LineSegmentDetector: Sendable {
         let w = planes[0].width, h = planes[0].height
         var values = [SIMD4<Float>](repeating: .zero, count: w * h)
         for (k, plane) in planes.enumerated() { for i in 0..<(w * h) { values[i][k] = plane.values[i] } }
-        return detect(Interleaved(width: w, height: h, values: values))
+        return detect(Interleaved(width: w, height: h, values: values)).segments
     }
 
     /// Segments in an image's colour channels (gray: its one channel; alpha ignored), as `detect(planes:)`.
-    public func detect(image: Image) -> [LineSegment] {
-        let n = image.width * image.height, c = image.channels
-        var values = [SIMD4<Float>](repeating: .zero, count: n)
-        image.pixels.withUnsafeBufferPointer { px in
-            for i in 0..<n {
-                values[i] = c == 1 ? SIMD4(Float(px[i]), 0, 0, 0)
-                                   : SIMD4(Float(px[c * i]), Float(px[c * i + 1]), Float(px[c * i + 2]), 0)
+    public func detect(image: Image) -> [LineSegment] { detectWithField(image: image).segments }
+
+    /// The segments, and the level-line field they were found in (for checking edges along lines of the caller's
+    /// own, such as a side the segments cover only in part).
+    public func detectWithField(image: Image) -> (segments: [LineSegment], field: LevelLineField) {
+        let w = image.width, c = image.channels
+        return image.pixels.withUnsafeBufferPointer { px in
+            // One row at a time into the subsampling (no float copy of the whole photo).
+            let input = RowSource(width: w, height: image.height) { y, row in
+                let src = px.baseAddress! + y * w * c
+                for x in 0..<w {
+                    row[x] = c == 1 ? SIMD4(Float(src[x]), 0, 0, 0)
+                                    : SIMD4(Float(src[c * x]), Float(src[c * x + 1]), Float(src[c * x + 2]), 0)
+                }
             }
+            return detect(input)
         }
-        return detect(Interleaved(width: image.width, height: image.height, values: values))
     }
 
     /// Up to three planes interleaved, a pixel per SIMD4 (the fourth lane zero): every per-pixel step does all
@@ -83,21 +90,51 @@ public struct LineSegmentDetector: Sendable {
         var values: [SIMD4<Float>]
     }
 
-    func detect(_ input: Interleaved) -> [LineSegment] {
-        let scaled = scale == 1 ? input : LineSegmentDetector.gaussianSubsample(input, scale: scale, sigmaScale: sigmaScale)
+    /// An image as rows of interleaved pixels, produced on demand.
+    struct RowSource {
+        let width: Int, height: Int
+        let fill: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> Void
+    }
+
+    func detect(_ input: Interleaved) -> (segments: [LineSegment], field: LevelLineField) {
+        input.values.withUnsafeBufferPointer { v in
+            detect(RowSource(width: input.width, height: input.height) { y, row in
+                row.update(from: v.baseAddress! + y * input.width, count: input.width)
+            })
+        }
+    }
+
+    func detect(_ input: RowSource) -> (segments: [LineSegment], field: LevelLineField) {
+        let scaled = LineSegmentDetector.gaussianSubsample(input, scale: scale, sigmaScale: sigmaScale)
         var state = State(input: scaled, detector: self)
         let sx = Double(input.width) / Double(scaled.width), sy = Double(input.height) / Double(scaled.height)
         // Grid point (x, y) is the 2 × 2 gradient at (x + 1, y + 1) in pixel-edge coordinates; back to the input.
-        return state.run().map { s in
+        let segments = state.run().map { s in
             LineSegment(start: PixelPoint(x: (s.start.x + 1) * sx, y: (s.start.y + 1) * sy),
                         end: PixelPoint(x: (s.end.x + 1) * sx, y: (s.end.y + 1) * sy),
                         width: s.width * (sx + sy) / 2, significance: s.significance)
         }
+        var levelLines = [SIMD2<Float>](repeating: SIMD2(repeating: .nan), count: state.width * state.height)
+        for i in levelLines.indices where state.status[i] != State.undefined {
+            levelLines[i] = SIMD2(state.cosines[i], state.sines[i])
+        }
+        let field = LevelLineField(width: state.width, height: state.height, scaleX: sx, scaleY: sy, levelLines: levelLines)
+        return (segments, field)
     }
 
-    /// Resampling by `scale` (< 1) with a Gaussian of σ = sigmaScale / scale input pixels, separable.
-    static func gaussianSubsample(_ input: Interleaved, scale: Double, sigmaScale: Double) -> Interleaved {
+    /// Resampling by `scale` (< 1) with a Gaussian of σ = sigmaScale / scale input pixels, separable; at scale 1,
+    /// the input as it is.
+    static func gaussianSubsample(_ input: RowSource, scale: Double, sigmaScale: Double) -> Interleaved {
         let inW = input.width, inH = input.height
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inW)
+        defer { row.deallocate() }
+        if scale == 1 {
+            var values = [SIMD4<Float>](repeating: .zero, count: inW * inH)
+            values.withUnsafeMutableBufferPointer { v in
+                for y in 0..<inH { input.fill(y, v.baseAddress! + y * inW) }
+            }
+            return Interleaved(width: inW, height: inH, values: values)
+        }
         let outW = max(1, Int((Double(inW) * scale).rounded(.up)))
         let outH = max(1, Int((Double(inH) * scale).rounded(.up)))
         let sigma = scale < 1 ? sigmaScale / scale : sigmaScale
@@ -123,12 +160,12 @@ public struct LineSegmentDetector: Sendable {
         let (fx, wx) = weights(outSize: outW, inSize: inW)
         let (fy, wy) = weights(outSize: outH, inSize: inH)
         var mid = [SIMD4<Float>](repeating: .zero, count: outW * inH)
-        input.values.withUnsafeBufferPointer { src in
+        do {
             mid.withUnsafeMutableBufferPointer { m in
                 fx.withUnsafeBufferPointer { first in
                     wx.withUnsafeBufferPointer { weight in
                         for y in 0..<inH {
-                            let row = src.baseAddress! + y * inW
+                            input.fill(y, row)
                             for o in 0..<outW {
                                 var acc = SIMD4<Float>.zero
                                 let f = first[o], w = weight.baseAddress! + o * taps
@@ -464,5 +501,41 @@ extension LineSegmentDetector {
             }
             return (best, bestSig)
         }
+    }
+}
+
+/// The level-line field a `LineSegmentDetector` worked on: at each grid point of its subsampled image, whether the
+/// gradient was strong enough to trust (over q / sin τ) and the unit level-line vector (the gradient turned a
+/// quarter turn). Coordinates are the detector's input pixels (pixel-edge, top-left origin).
+///
+/// ```swift
+/// let (segments, field) = LineSegmentDetector().detectWithField(image: photo)
+/// field.isEdge(along: side.direction, at: PixelPoint(x: 120, y: 80), maximumSine: 0.38)
+/// ```
+public struct LevelLineField: Sendable {
+    public let width: Int, height: Int
+    /// Input pixels per grid step.
+    public let scaleX: Double, scaleY: Double
+    /// (cos θ, sin θ) of the level line at each grid point; NaN where the gradient is too weak to trust (every
+    /// comparison with it is false).
+    @usableFromInline let levelLines: [SIMD2<Float>]
+
+    init(width: Int, height: Int, scaleX: Double, scaleY: Double, levelLines: [SIMD2<Float>]) {
+        self.width = width; self.height = height; self.scaleX = scaleX; self.scaleY = scaleY
+        self.levelLines = levelLines
+    }
+
+    /// Whether the grid point nearest `p` (input pixels) has a trusted gradient whose level line is within
+    /// asin(maximumSine) of `direction` (a unit vector, either sense): an edge running along `direction` there.
+    @inlinable
+    public func isEdge(along direction: PixelPoint, at p: PixelPoint, maximumSine: Float) -> Bool {
+        // The nearest grid point: grid (x, y) is at input ((x + 1) scaleX, (y + 1) scaleY); truncation is the
+        // floor once the value is known to be non-negative (no call to a rounding function in this hot path).
+        let u = p.x / scaleX - 0.5, v = p.y / scaleY - 0.5
+        guard u >= 0, v >= 0 else { return false }
+        let x = Int(u), y = Int(v)
+        guard x < width - 1, y < height - 1 else { return false }
+        let l = levelLines[y * width + x]
+        return abs(l.x * Float(direction.y) - l.y * Float(direction.x)) <= maximumSine
     }
 }
