@@ -135,6 +135,18 @@ final class RectanglesTests: XCTestCase {
         XCTAssertEqual(RectanglesPipeline.extractPaths("out/card.png", count: 2), ["out/card-1.png", "out/card-2.png"])
     }
 
+    /// A photo with a frame grabber's black border rows and columns: the photo's own frame is not a rectangle in
+    /// it (it had been the top result, at confidence 1).
+    func testThePhotosOwnBorderIsNotARectangle() throws {
+        let image = try Image(contentsOfFile: Fixtures.path("rectangles-real/cases/left01.jpg"))
+        let found = try DetectRectanglesRequest(maximumObservations: 0).perform(on: image)
+        XCTAssertFalse(found.isEmpty)
+        let frame = [PixelPoint(x: 0, y: 0), PixelPoint(x: 640, y: 0), PixelPoint(x: 640, y: 480), PixelPoint(x: 0, y: 480)]
+        for r in found {
+            XCTAssertLessThan(Polygon.jaccard(r.pixelCorners(width: image.width, height: image.height).points, frame), 0.8)
+        }
+    }
+
     /// The committed set (120 cases): a regression floor under the benchmark's figure (PERF.md), and the
     /// scoring itself (the truth scores 1, a shifted quad less).
     func testHitRateOnTheCommittedSet() throws {

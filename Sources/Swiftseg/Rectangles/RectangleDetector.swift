@@ -92,7 +92,7 @@ struct RectangleDetector {
         let (found, field) = lsd.detectWithField(image: small)
         let segments = found.map {
             LineSegment(start: $0.start * s, end: $0.end * s, width: $0.width * s, significance: $0.significance)
-        }.filter { $0.length >= max(8, 0.02 * short) }
+        }.filter { $0.length >= max(8, 0.02 * short) && !RectangleDetector.onBorder($0, width: image.width, height: image.height) }
         let lines = RectangleDetector.lines(from: segments, short: short)
         let edges = EdgeCoverage(lines: lines, field: field, fieldScale: s, width: image.width, height: image.height)
         return (lines, edges, max(5, 3.75 * s / lsd.scale))
@@ -127,6 +127,16 @@ struct RectangleDetector {
                 return (min(a, b), max(a, b))
             }
         }
+    }
+
+    /// Whether a segment runs along the photo's own border (both ends within 1.2 % of the short side, at least
+    /// 3 px, of the same edge): a letterbox, a frame grabber's black rows, a scan's margin. The photo itself is
+    /// not a rectangle anyone asks for, and a quad with such a side would be the photo, or cut off by it.
+    static func onBorder(_ s: LineSegment, width: Int, height: Int) -> Bool {
+        let margin = max(3, 0.012 * Double(min(width, height))), w = Double(width), h = Double(height)
+        let ends = [s.start, s.end]
+        return ends.allSatisfy { $0.x < margin } || ends.allSatisfy { $0.x > w - margin }
+            || ends.allSatisfy { $0.y < margin } || ends.allSatisfy { $0.y > h - margin }
     }
 
     /// Segments grouped into lines (longest first): a segment joins a line when both its ends are within a
