@@ -197,15 +197,15 @@ struct RectangleDetector {
                 start.append(lo); first.append(prefix.count)
                 let n = hi > lo ? Int((hi - lo) / step) + 1 : 0
                 count.append(n)
-                let normal = l.normal * step
+                // In the field's input pixels (the photo shrunk by s).
+                let normal = l.normal * (step / s), origin = l.point * (1 / s), along = l.direction * (step / s)
                 var total: Int32 = 0
                 prefix.append(0)
                 for k in 0..<n {
-                    let p = l.point + l.direction * (lo + Double(k) * step)
-                    let s = field.isEdge(along: l.direction, at: p * (1 / s), maximumSine: maximumSine)
-                        || field.isEdge(along: l.direction, at: (p + normal) * (1 / s), maximumSine: maximumSine)
-                        || field.isEdge(along: l.direction, at: (p - normal) * (1 / s), maximumSine: maximumSine)
-                    if s { total += 1 }
+                    let p = origin + along * (lo / step + Double(k))
+                    if field.isEdge(along: l.direction, at: p, maximumSine: maximumSine)
+                        || field.isEdge(along: l.direction, at: p + normal, maximumSine: maximumSine)
+                        || field.isEdge(along: l.direction, at: p - normal, maximumSine: maximumSine) { total += 1 }
                     prefix.append(total)
                 }
             }

@@ -126,8 +126,6 @@ public struct LineSegmentDetector: Sendable {
     /// the input as it is.
     static func gaussianSubsample(_ input: RowSource, scale: Double, sigmaScale: Double) -> Interleaved {
         let inW = input.width, inH = input.height
-        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inW)
-        defer { row.deallocate() }
         if scale == 1 {
             var values = [SIMD4<Float>](repeating: .zero, count: inW * inH)
             values.withUnsafeMutableBufferPointer { v in
@@ -160,22 +158,22 @@ public struct LineSegmentDetector: Sendable {
         let (fx, wx) = weights(outSize: outW, inSize: inW)
         let (fy, wy) = weights(outSize: outH, inSize: inH)
         var mid = [SIMD4<Float>](repeating: .zero, count: outW * inH)
-        do {
-            mid.withUnsafeMutableBufferPointer { m in
-                fx.withUnsafeBufferPointer { first in
-                    wx.withUnsafeBufferPointer { weight in
-                        for y in 0..<inH {
-                            input.fill(y, row)
-                            for o in 0..<outW {
-                                var acc = SIMD4<Float>.zero
-                                let f = first[o], w = weight.baseAddress! + o * taps
-                                if f >= 0 && f + taps <= inW {
-                                    for t in 0..<taps { acc += w[t] * row[f + t] }
-                                } else {
-                                    for t in 0..<taps { acc += w[t] * row[min(max(f + t, 0), inW - 1)] }  // edges extended
-                                }
-                                m[y * outW + o] = acc
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inW)
+        defer { row.deallocate() }
+        mid.withUnsafeMutableBufferPointer { m in
+            fx.withUnsafeBufferPointer { first in
+                wx.withUnsafeBufferPointer { weight in
+                    for y in 0..<inH {
+                        input.fill(y, row)
+                        for o in 0..<outW {
+                            var acc = SIMD4<Float>.zero
+                            let f = first[o], w = weight.baseAddress! + o * taps
+                            if f >= 0 && f + taps <= inW {
+                                for t in 0..<taps { acc += w[t] * row[f + t] }
+                            } else {
+                                for t in 0..<taps { acc += w[t] * row[min(max(f + t, 0), inW - 1)] }  // edges extended
                             }
+                            m[y * outW + o] = acc
                         }
                     }
                 }
