@@ -3,8 +3,9 @@
 /// reference is `Conv2D.referenceForward` (SwiftsegRuntime/Ops/Conv2D+Reference.swift); tests compare the two.
 ///
 /// Input rows are copied once into a ring of k zero-padded rows in the scratch — at stride 2 split into their
-/// even and odd columns — so every tap reads one contiguous span the same way, edges included: tap (ky, kx) of
-/// output pixel x reads padded column x·s + kx, which at stride 2 is column x + kx/2 of phase kx mod 2.
+/// even and odd columns (by lane shuffles where the build has them) — so every tap reads one contiguous span the
+/// same way, edges included: tap (ky, kx) of output pixel x reads padded column x·s + kx, which at stride 2 is
+/// column x + kx/2 of phase kx mod 2. Small maps take 16 channels at once instead (``channelBlock``).
 public enum DepthwiseConvKernels {
     typealias Vector = SIMDKernels.Vector
     static let width = SIMDKernels.width
@@ -79,13 +80,28 @@ public enum DepthwiseConvKernels {
                     if n > 0 { (dst + c0).update(from: src, count: n) }
                 } else {
                     dst.update(repeating: 0, count: 2 * phase)
-                    // Each parity's columns in one strided loop (no division or test per pixel).
+                    var x = 0
+                    #if SWIFTSEG_PERMUTES
+                    // 32 pixels at a time into their two phases by lane shuffles: input column x is padded column
+                    // x + padLeft, so the even pixels go to that column's phase and the odd ones to the other.
+                    let even = dst + (padLeft & 1) * phase + (padLeft >> 1)
+                    let odd = dst + (1 - padLeft & 1) * phase + ((padLeft + 1) >> 1)
+                    while x &+ 2 &* width <= w {
+                        let a = SIMDKernels.load(src + x), b = SIMDKernels.load(src + x + width)
+                        SIMDKernels.store(Vector(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14],
+                                                 b[0], b[2], b[4], b[6], b[8], b[10], b[12], b[14]), even + x >> 1)
+                        SIMDKernels.store(Vector(a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15],
+                                                 b[1], b[3], b[5], b[7], b[9], b[11], b[13], b[15]), odd + x >> 1)
+                        x &+= 2 &* width
+                    }
+                    #endif
+                    // Each parity's (remaining) columns in one strided loop (no division or test per pixel).
                     for parity in 0..<2 {
                         let out = dst + parity * phase
-                        var x = (parity - padLeft) & 1
-                        while x < w {
-                            out[(x &+ padLeft) >> 1] = src[x]
-                            x &+= 2
+                        var c = x + ((parity - padLeft - x) & 1)
+                        while c < w {
+                            out[(c &+ padLeft) >> 1] = src[c]
+                            c &+= 2
                         }
                     }
                 }
@@ -143,6 +159,98 @@ public enum DepthwiseConvKernels {
                     for lane in 0..<(outWidth - x) { out[x + lane] = tail[lane] + (res?[x + lane] ?? 0) }
                 }
                 x += width
+            }
+        }
+    }
+
+    // MARK: Sixteen channels at once, for small maps
+
+    /// Floats of scratch ``channelBlock(input:height:width:weight:bias:kernelSize:stride:padTop:padLeft:output:outHeight:outWidth:epilogue:scratch:)``
+    /// needs (the caller's buffer need not be aligned).
+    public static func blockScratchFloats(kernelSize k: Int, stride s: Int, outHeight: Int, outWidth: Int) -> Int {
+        let tileHeight = (outHeight - 1) * s + k, tileWidth = (outWidth - 1) * s + k
+        return (tileHeight * tileWidth + outHeight * outWidth + k * k) * width + 2 * width
+    }
+
+    /// `width` channels of a depthwise conv at once (planes of `height × width` at `input`, one after another):
+    /// what small maps need, where a row of 7 or 14 pixels fills one vector in two of ``channelRows`` (and its
+    /// per-row setup is paid per channel). The planes are transposed into a zero-padded tile holding a pixel's
+    /// channels in one vector, each output row's taps accumulate as vector multiply-adds across its pixels (the
+    /// pixels are independent chains; the weights of the channels for one tap are one vector), then the epilogue
+    /// (`bias` per channel, the activation, the residual) and the transpose back. Same products and sums as the
+    /// reference, in float.
+    @inline(never)
+    public static func channelBlock(input: UnsafePointer<Float>, height h: Int, width w: Int, weight: UnsafePointer<Float>,
+                                    bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int, padTop: Int,
+                                    padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight: Int, outWidth: Int,
+                                    epilogue: KernelEpilogue, scratch: UnsafeMutablePointer<Float>) {
+        switch epilogue.activation {
+        case .none:
+            channelBlockBody(input: input, height: h, width: w, weight: weight, bias: bias, kernelSize: k, stride: s,
+                             padTop: padTop, padLeft: padLeft, output: output, outHeight: outHeight,
+                             outWidth: outWidth, residual: epilogue.residual, Identity.self, scratch: scratch)
+        case .relu:
+            channelBlockBody(input: input, height: h, width: w, weight: weight, bias: bias, kernelSize: k, stride: s,
+                             padTop: padTop, padLeft: padLeft, output: output, outHeight: outHeight,
+                             outWidth: outWidth, residual: epilogue.residual, ReLU.self, scratch: scratch)
+        case .relu6:
+            channelBlockBody(input: input, height: h, width: w, weight: weight, bias: bias, kernelSize: k, stride: s,
+                             padTop: padTop, padLeft: padLeft, output: output, outHeight: outHeight,
+                             outWidth: outWidth, residual: epilogue.residual, ReLU6.self, scratch: scratch)
+        }
+    }
+
+    @inline(never)
+    static func channelBlockBody<A: VectorActivation>(input: UnsafePointer<Float>, height h: Int, width w: Int,
+                                                      weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                                      kernelSize k: Int, stride s: Int, padTop: Int, padLeft: Int,
+                                                      output: UnsafeMutablePointer<Float>, outHeight oh: Int,
+                                                      outWidth ow: Int, residual: UnsafePointer<Float>?,
+                                                      _ activation: A.Type, scratch: UnsafeMutablePointer<Float>) {
+        let tileHeight = (oh - 1) * s + k, tileWidth = (ow - 1) * s + k
+        let aligned = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+        let tile = aligned.bindMemory(to: Float.self, capacity: blockScratchFloats(kernelSize: k, stride: s,
+                                                                                   outHeight: oh, outWidth: ow))
+        let result = tile + tileHeight * tileWidth * width, taps = result + oh * ow * width
+        let hw = h * w, ohw = oh * ow
+        // Tile row r, column c hold input row r − padTop, column c − padLeft (zero outside the input).
+        tile.update(repeating: 0, count: tileHeight * tileWidth * width)
+        let rows = Swift.max(0, -padTop)..<Swift.min(h, tileHeight - padTop)
+        let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
+        for channel in 0..<width {
+            let plane = input + channel * hw
+            for y in rows {
+                let src = plane + y * w, dst = tile + ((y + padTop) * tileWidth + padLeft) * width + channel
+                for x in columns { dst[x * width] = src[x] }
+            }
+            for t in 0..<(k * k) { taps[t * width + channel] = weight[channel * k * k + t] }
+        }
+        let b = SIMDKernels.load(bias), step = s &* width   // floats from one output pixel's input to the next
+        for oy in 0..<oh {
+            let out = result + oy &* ow &* width, end = out + ow &* width
+            var o = out
+            while o < end { SIMDKernels.store(b, o); o += width }
+            for ky in 0..<k {
+                let row = tile + (oy &* s &+ ky) &* tileWidth &* width
+                for kx in 0..<k {
+                    let tap = SIMDKernels.load(taps + (ky &* k &+ kx) &* width)
+                    var src = UnsafePointer(row + kx &* width)
+                    o = out
+                    while o < end {
+                        SIMDKernels.store(SIMDKernels.multiplyAdd(tap, SIMDKernels.load(src), SIMDKernels.load(o)), o)
+                        o += width; src += step
+                    }
+                }
+            }
+            o = out
+            while o < end { SIMDKernels.store(A.apply(SIMDKernels.load(o)), o); o += width }
+        }
+        for channel in 0..<width {
+            let plane = output + channel * ohw, res = residual.map { $0 + channel * ohw }
+            if let res {
+                for p in 0..<ohw { plane[p] = result[p * width + channel] + res[p] }
+            } else {
+                for p in 0..<ohw { plane[p] = result[p * width + channel] }
             }
         }
     }

@@ -127,6 +127,42 @@ extension ConvGeneralTests {
 }
 
 extension ConvGeneralTests {
+    /// Small maps (output rows of at most 16 pixels) run 16 channels at once through the block kernel, the last
+    /// channels (under 16) one by one: against the reference at the shapes of EfficientNet's late blocks and
+    /// odd ones (1×1 to 16 wide, stride 1 and 2, 3×3 and 5×5, TF "SAME" and explicit padding, every epilogue), in
+    /// each kernel build, one and two threads.
+    func testDepthwiseBlockKernelMatchesReference() {
+        var rng = SplitMix64(seed: 37)
+        let shapes = [(672, 14, 14, 5, 1), (1152, 7, 7, 3, 1), (672, 14, 14, 5, 2), (480, 14, 14, 3, 1), (40, 9, 13, 3, 2),
+                      (16, 1, 1, 3, 1), (33, 31, 32, 5, 2), (17, 16, 16, 3, 1), (48, 5, 3, 5, 1)]
+        for (trial, (channels, h, w, k, stride)) in shapes.enumerated() {
+            let padding: Conv2D.Padding = trial % 3 == 1 ? .explicit(top: 0, left: 2, bottom: 1, right: 0)
+                : trial % 3 == 2 ? .symmetric(k / 2) : .same
+            let weight = randomTensor(channels: channels, height: 1, width: k * k, seed: UInt64(1400 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: channels, seed: UInt64(1500 + trial))
+            let conv = Conv2D(outChannels: channels, inChannels: channels, kernelSize: k, stride: stride, padding: padding,
+                              groups: channels, weight: weight.data, bias: bias.data)
+            let size = conv.outputSize(height: h, width: w)
+            XCTAssertLessThanOrEqual(size.width, Conv2D.depthwiseBlockMaximumWidth, "\(trial): a shape for the block kernel")
+            let x = randomTensor(channels: channels, height: h, width: w, seed: UInt64(rng.nextInt(0...1000)))
+            let residual = randomTensor(channels: channels, height: size.height, width: size.width, seed: UInt64(1600 + trial))
+            for epilogue in [Epilogue.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)] {
+                let expected = Tensor(channels: channels, height: size.height, width: size.width)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for threads in [1, 2] {
+                    for (isa, context) in contextsForEveryISA(threads: threads) {
+                        let out = Tensor(channels: channels, height: size.height, width: size.width)
+                        conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
+                        XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(k),
+                                                 "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w), \(epilogue), \(threads) threads, \(isa)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ConvGeneralTests {
     /// 1×1 convs through the kernels' packed GEMM (the default policy, where the build has that GEMM) against
     /// the reference: odd pixel counts (the tail through scratch), thin and wide channel counts, every epilogue,
     /// each kernel build, one and two threads.

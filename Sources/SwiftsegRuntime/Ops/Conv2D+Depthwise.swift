@@ -4,7 +4,8 @@ import SwiftsegKernels
 /// as in MobileNet's and EfficientNet's inverted residual blocks. im2col would copy each input k² times to
 /// multiply by a single row, so it has kernels of its own. At stride 1 or 2 and dilation 1 (every depthwise
 /// layer of those networks) the SIMD kernel of the context's build runs (SwiftsegKernels/
-/// DepthwiseConvKernels.swift: each output vector's k² taps in a register, epilogue fused); otherwise a
+/// DepthwiseConvKernels.swift: each output vector's k² taps in a register, epilogue fused; on maps whose rows
+/// are at most 16 pixels, 16 channels at once with a pixel's channels in one vector); otherwise a
 /// portable one that accumulates each tap into the output row with `axpy`. Both are exact to float rounding
 /// (each product formed as in the reference, summed in float).
 extension Conv2D {
@@ -22,8 +23,19 @@ extension Conv2D {
         // About four tasks per worker: channels differ little in cost.
         let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
         if supportsDepthwiseKernel {
-            let scratch = context.scratch(floats: Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride,
-                                                                                  outWidth: output.width))
+            let rowFloats = Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride, outWidth: output.width)
+            let lanes = Kernels.depthwiseBlockChannels
+            if output.width <= Conv2D.depthwiseBlockMaximumWidth && outChannels >= lanes {
+                // Small maps: 16 channels a task through the block kernel, the rest (under 16) one by one.
+                let blockFloats = Kernels.depthwiseBlockScratchFloats(kernelSize: kernelSize, stride: stride,
+                                                                      outHeight: output.height, outWidth: output.width)
+                let scratch = context.scratch(floats: max(rowFloats, blockFloats))
+                parallelFor(count: (outChannels + lanes - 1) / lanes, threads: context.threads,
+                            DepthwiseKernelBlocks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
+                                                  kernels: context.kernels, scratch: scratch))
+                return
+            }
+            let scratch = context.scratch(floats: rowFloats)
             parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
                         DepthwiseKernelChannels(conv: self, input: input, output: output, epilogue: epilogue.kernel,
                                                 perTask: perTask, kernels: context.kernels, scratch: scratch))
@@ -50,6 +62,38 @@ extension Conv2D {
         func run(_ task: Int, worker: Int) {
             let k = conv.kernelSize, pad = conv.resolvedPadding(height: input.height, width: input.width)
             let c0 = task * perTask, c1 = min(conv.outChannels, c0 + perTask)
+            for c in c0..<c1 {
+                kernels.depthwiseRows(input.plane(c), input.height, input.width, conv.weight + c * k * k, conv.bias[c], k,
+                                      conv.stride, pad.top, pad.left, output.plane(c), output.height, output.width,
+                                      0, output.height, epilogue.advanced(by: c * output.planeSize), scratch[worker])
+            }
+        }
+    }
+
+    /// Output rows at most this wide run 16 channels at once (``DepthwiseKernelBlocks``): a 7- or 14-pixel row
+    /// fills one vector in two or one and a bit of the per-channel kernel.
+    public static let depthwiseBlockMaximumWidth = 16
+
+    /// One task per 16 channels through the block kernel; a last task of fewer channels through the per-channel
+    /// kernel.
+    struct DepthwiseKernelBlocks: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let epilogue: KernelEpilogue
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            let k = conv.kernelSize, pad = conv.resolvedPadding(height: input.height, width: input.width)
+            let lanes = Kernels.depthwiseBlockChannels
+            let c0 = task * lanes, c1 = min(conv.outChannels, c0 + lanes)
+            if c1 - c0 == lanes {
+                kernels.depthwiseBlock(input.plane(c0), input.height, input.width, conv.weight + c0 * k * k,
+                                       conv.bias + c0, k, conv.stride, pad.top, pad.left, output.plane(c0),
+                                       output.height, output.width, epilogue.advanced(by: c0 * output.planeSize),
+                                       scratch[worker])
+                return
+            }
             for c in c0..<c1 {
                 kernels.depthwiseRows(input.plane(c), input.height, input.width, conv.weight + c * k * k, conv.bias[c], k,
                                       conv.stride, pad.top, pad.left, output.plane(c), output.height, output.width,

@@ -73,6 +73,12 @@ struct Kernels: Sendable {
                                          _ firstRow: Int, _ endRow: Int, _ epilogue: KernelEpilogue,
                                          _ scratch: UnsafeMutablePointer<Float>) -> Void
 
+    typealias DepthwiseBlock = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
+                                          _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                          _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
+                                          _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
+                                          _ epilogue: KernelEpilogue, _ scratch: UnsafeMutablePointer<Float>) -> Void
+
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
@@ -92,6 +98,7 @@ struct Kernels: Sendable {
     let directConvRows: DirectConvRows
     /// The depthwise conv (stride 1 or 2), one channel at a time.
     let depthwiseRows: DepthwiseRows
+    let depthwiseBlock: DepthwiseBlock
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
@@ -108,6 +115,7 @@ struct Kernels: Sendable {
         winogradRowBlock: 1,
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernels.DepthwiseConvKernels.channelRows,
+        depthwiseBlock: SwiftsegKernels.DepthwiseConvKernels.channelBlock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
@@ -121,6 +129,7 @@ struct Kernels: Sendable {
         winogradRowBlock: SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelRows,
+        depthwiseBlock: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelBlock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
@@ -134,6 +143,7 @@ struct Kernels: Sendable {
         winogradRowBlock: SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelRows,
+        depthwiseBlock: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelBlock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
@@ -171,6 +181,13 @@ struct Kernels: Sendable {
     /// Scratch the depthwise kernel needs per worker; the same in every build.
     static func depthwiseScratchFloats(kernelSize: Int, stride: Int, outWidth: Int) -> Int {
         SwiftsegKernels.DepthwiseConvKernels.scratchFloats(kernelSize: kernelSize, stride: stride, outWidth: outWidth)
+    }
+
+    /// Channels the depthwise block kernel takes at once (a vector's lanes), and its scratch; the same in every build.
+    static let depthwiseBlockChannels = SwiftsegKernels.SIMDKernels.width
+    static func depthwiseBlockScratchFloats(kernelSize: Int, stride: Int, outHeight: Int, outWidth: Int) -> Int {
+        SwiftsegKernels.DepthwiseConvKernels.blockScratchFloats(kernelSize: kernelSize, stride: stride,
+                                                                outHeight: outHeight, outWidth: outWidth)
     }
 
     /// Scratch either Winograd transform needs for `tiles` tiles; the same in every build (same source).
