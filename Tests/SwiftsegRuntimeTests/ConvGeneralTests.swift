@@ -112,15 +112,22 @@ extension ConvGeneralTests {
             let residual = randomTensor(channels: channels, height: size.height, width: size.width, seed: UInt64(1100 + trial))
             let epilogues: [Epilogue] = [.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)]
             let epilogue = epilogues[trial % epilogues.count]
-            let expected = Tensor(channels: channels, height: size.height, width: size.width)
-            conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
-            for threads in [1, 2] {
-                for (isa, context) in contextsForEveryISA(threads: threads) {
-                    let out = Tensor(channels: channels, height: size.height, width: size.width)
-                    conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
-                    XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(k),
-                                             "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w), \(epilogue), \(threads) threads, \(isa)")
-                }
+            checkDepthwiseAgainstReference(conv, x, epilogue: epilogue, "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w)")
+        }
+    }
+
+    /// `conv.depthwiseForward` against `conv.referenceForward` on `x`, in each kernel build, one and two threads.
+    func checkDepthwiseAgainstReference(_ conv: Conv2D, _ x: Tensor, epilogue: Epilogue, _ label: String,
+                                        file: StaticString = #filePath, line: UInt = #line) {
+        let size = conv.outputSize(height: x.view.height, width: x.view.width)
+        let expected = Tensor(channels: conv.outChannels, height: size.height, width: size.width)
+        conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+        for threads in [1, 2] {
+            for (isa, context) in contextsForEveryISA(threads: threads) {
+                let out = Tensor(channels: conv.outChannels, height: size.height, width: size.width)
+                conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(conv.kernelSize),
+                                         "\(label), \(epilogue), \(threads) threads, \(isa)", file: file, line: line)
             }
         }
     }
@@ -147,16 +154,7 @@ extension ConvGeneralTests {
             let x = randomTensor(channels: channels, height: h, width: w, seed: UInt64(rng.nextInt(0...1000)))
             let residual = randomTensor(channels: channels, height: size.height, width: size.width, seed: UInt64(1600 + trial))
             for epilogue in [Epilogue.none, .relu, .relu6, .relu6.adding(residual.view), Epilogue.none.adding(residual.view)] {
-                let expected = Tensor(channels: channels, height: size.height, width: size.width)
-                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
-                for threads in [1, 2] {
-                    for (isa, context) in contextsForEveryISA(threads: threads) {
-                        let out = Tensor(channels: channels, height: size.height, width: size.width)
-                        conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
-                        XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(k),
-                                                 "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w), \(epilogue), \(threads) threads, \(isa)")
-                    }
-                }
+                checkDepthwiseAgainstReference(conv, x, epilogue: epilogue, "\(channels) ch, k \(k), s \(stride), \(padding), \(h)×\(w)")
             }
         }
     }

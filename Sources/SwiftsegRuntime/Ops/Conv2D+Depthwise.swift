@@ -60,14 +60,22 @@ extension Conv2D {
         let scratch: [UnsafeMutablePointer<Float>]
 
         func run(_ task: Int, worker: Int) {
-            let k = conv.kernelSize, pad = conv.resolvedPadding(height: input.height, width: input.width)
+            let pad = conv.resolvedPadding(height: input.height, width: input.width)
             let c0 = task * perTask, c1 = min(conv.outChannels, c0 + perTask)
             for c in c0..<c1 {
-                kernels.depthwiseRows(input.plane(c), input.height, input.width, conv.weight + c * k * k, conv.bias[c], k,
-                                      conv.stride, pad.top, pad.left, output.plane(c), output.height, output.width,
-                                      0, output.height, epilogue.advanced(by: c * output.planeSize), scratch[worker])
+                conv.depthwiseChannel(c, input, output, epilogue, padding: pad, kernels: kernels, scratch: scratch[worker])
             }
         }
+    }
+
+    /// One channel through the build's per-channel kernel (the whole plane).
+    @inline(__always)
+    func depthwiseChannel(_ c: Int, _ input: TensorView, _ output: TensorView, _ epilogue: KernelEpilogue,
+                          padding pad: (top: Int, left: Int, bottom: Int, right: Int), kernels: Kernels, scratch: UnsafeMutablePointer<Float>) {
+        let k = kernelSize
+        kernels.depthwiseRows(input.plane(c), input.height, input.width, weight + c * k * k, bias[c], k, stride,
+                              pad.top, pad.left, output.plane(c), output.height, output.width, 0, output.height,
+                              epilogue.advanced(by: c * output.planeSize), scratch)
     }
 
     /// Output rows at most this wide run 16 channels at once (``DepthwiseKernelBlocks``): a 7- or 14-pixel row
@@ -95,9 +103,7 @@ extension Conv2D {
                 return
             }
             for c in c0..<c1 {
-                kernels.depthwiseRows(input.plane(c), input.height, input.width, conv.weight + c * k * k, conv.bias[c], k,
-                                      conv.stride, pad.top, pad.left, output.plane(c), output.height, output.width,
-                                      0, output.height, epilogue.advanced(by: c * output.planeSize), scratch[worker])
+                conv.depthwiseChannel(c, input, output, epilogue, padding: pad, kernels: kernels, scratch: scratch[worker])
             }
         }
     }
