@@ -77,7 +77,7 @@ enum BatchOptions {
     struct Settings {
         var decoding: DecodingOptions
         var jobs: Int
-        /// Photos in the network at once; `--threads` is split between them.
+        /// Photos in the network at once; they share `--threads`' cores, one each at least.
         var concurrent: Int
         var shard: (index: Int, count: Int)?
         var manifestPath: String?
@@ -89,7 +89,7 @@ enum BatchOptions {
             jobs = try BatchOptions.jobs(args)
             concurrent = try fixed ?? args.positiveInt("--concurrent", default: min(2, threads))
             if concurrent > threads {  // the lanes share --threads; each needs one
-                throw CLIError.usage("--concurrent \(concurrent) splits --threads \(threads) between photos: give at most \(threads)")
+                throw CLIError.usage("--concurrent \(concurrent) photos need a core each of --threads \(threads): give at most \(threads)")
             }
             shard = try BatchOptions.shard(args)
             manifestPath = args.value("--manifest")

@@ -22,7 +22,7 @@ enum ClassifyCommand {
             BatchOptions.maxPixels,
             BatchOptions.jobs,
             OptionSpec(names: ["--concurrent"], valueName: "N",
-                       help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), the\nthreads split between them."),
+                       help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), sharing\nthe --threads cores."),
             BatchOptions.shard,
             BatchOptions.shardCount,
             OptionSpec(names: ["--manifest"], valueName: "FILE",
@@ -69,9 +69,11 @@ enum ClassifyCommand {
         configuration.kernelPolicy = ModelOptions.policy(args)
         do {
             try Classifier.checkIsClassifier(model)
-            if options.isBatch {  // a classifier per lane
+            if options.isBatch {  // a classifier per lane, the lanes sharing the threads' cores
+                let cores = CoreBudget(cores: configuration.threads)
+                configuration.coreBudget = cores
                 try runBatch(options, classifiers: Classifier.lanes(sharing: model, configuration: configuration,
-                                                                    count: options.batch.concurrent))
+                                                                    count: options.batch.concurrent), cores: cores)
             } else {
                 try runSingle(options, classifier: Classifier(model: model, configuration: configuration))
             }
@@ -104,7 +106,7 @@ enum ClassifyCommand {
         return ((header ? ["\(input ?? "standard input"):"] : []) + lines).joined(separator: "\n") + "\n"
     }
 
-    static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
+    static func runBatch(_ options: Options, classifiers: [Classifier], cores: CoreBudget) throws {
         ProcessMemory.returnLargeBlocksToSystem()
         var inputs = try BatchInputs.collect(options.inputs)
         if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
@@ -115,7 +117,7 @@ enum ClassifyCommand {
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
         let request = options.request, model = classifiers[0].model.name
-        BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding).run(
+        BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding, cores: cores).run(
             items,
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             encode: { _ in [] },

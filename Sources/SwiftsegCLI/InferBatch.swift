@@ -37,10 +37,11 @@ extension InferCommand {
         let progress = BatchProgress<LiftedSubject>(total: items.count, quiet: options.batch.quiet) { result in
             "→ \(result.item.output ?? "") (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
         }
-        // One segmenter per lane (they share the model's weights), the threads split between them.
+        // One segmenter per lane (they share the model's weights and the threads' cores: a photo's bytes are
+        // those of a single-photo run with the same --threads).
         let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.batch.concurrent)
         BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: options.overwrite,
-                    decoding: options.batch.decoding).run(
+                    decoding: options.batch.decoding, cores: configuration.coreBudget).run(
             items,
             process: { try pipeline.lift($0, with: segmenters[$1]) },
             encode: { try pipeline.encode($0).image },

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Swiftseg
+import SwiftsegRuntime
 
 /// `swiftseg infer`: photos in; cutouts, masks, composites, instance maps, saliency maps and reports out.
 /// One photo (file or -) writes one set of outputs; several photos or folders run as a resumable batch.
@@ -37,7 +38,8 @@ enum InferCommand {
         configuration.threads = options.threads
         configuration.kernelPolicy = ModelOptions.policy(args)
         do {
-            if options.isBatch {  // a segmenter per lane
+            if options.isBatch {  // a segmenter per lane, the lanes sharing the threads' cores
+                configuration.coreBudget = CoreBudget(cores: configuration.threads)
                 try runBatch(options, model: model, configuration: configuration)
             } else {
                 try runSingle(options, segmenter: Segmenter(model: model, configuration: configuration))

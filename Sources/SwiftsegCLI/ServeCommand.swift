@@ -21,7 +21,7 @@ enum ServeCommand {
                        help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg, isnet-*), or a .safetensors file\n(classification uses the built-in efficientnet-lite0)."),
             OptionSpec(names: ["--threads"], valueName: "N", help: "Worker threads for the networks (default: all cores)."),
             OptionSpec(names: ["--concurrent"], valueName: "N",
-                       help: "Requests in the networks at once (2, or 1 with --threads 1), --threads split\nbetween them, each with its own activation memory (~110 MB for u2netp). 2 gives the\nmost requests/s under load; 1 the lowest latency for one client at a time (PERF.md)."),
+                       help: "Requests in the networks at once (2, or 1 with --threads 1), each with its own\nactivation memory (~110 MB for u2netp). They share the --threads cores: a request\nalone runs on all of them, requests together split them, with the same bytes either\nway (PERF.md)."),
             OptionSpec(names: ["--max-queue"], valueName: "N",
                        help: "Requests admitted beyond --concurrent, waiting for a lane (8); more get\n503 with Retry-After at once."),
             OptionSpec(names: ["--max-body-mb"], valueName: "N",
@@ -72,7 +72,7 @@ enum ServeCommand {
         configuration.threads = try ModelOptions.threads(args)
         configuration.concurrent = try args.positiveInt("--concurrent", default: min(2, configuration.threads))
         if configuration.concurrent > configuration.threads {
-            throw CLIError.usage("--concurrent \(configuration.concurrent) splits --threads \(configuration.threads) between requests: give at most \(configuration.threads)")
+            throw CLIError.usage("--concurrent \(configuration.concurrent) lanes need a core each of --threads \(configuration.threads): give at most \(configuration.threads)")
         }
         configuration.maxQueue = try args.integer("--max-queue", default: configuration.maxQueue, in: 0...1_000_000)
         configuration.maxBodyBytes = Int(try args.number("--max-body-mb", default: 64, in: 0.001...4096) * 1_048_576)

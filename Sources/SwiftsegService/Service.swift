@@ -17,9 +17,10 @@ public final class Service: HTTPHandler, @unchecked Sendable {
     public struct Configuration: Sendable {
         public var host = "127.0.0.1"
         public var port = 7000
-        /// Threads for the networks, split between the lanes.
+        /// Cores for the networks, shared by the lanes: a lane working alone uses them all, lanes working
+        /// together split them op by op (``CoreBudget``; the same bytes either way).
         public var threads = ProcessInfoCores.count
-        /// Photos in the networks at once (lanes).
+        /// Photos in the networks at once (lanes), each holding a core of its own while it works.
         public var concurrent = 2
         /// Requests admitted beyond the lanes, waiting for one; more get 503 at once.
         public var maxQueue = 8
@@ -45,6 +46,8 @@ public final class Service: HTTPHandler, @unchecked Sendable {
 
     public let configuration: Configuration
     let admission: Admission<Lane>
+    /// The `threads` cores the lanes share; a lane holds one for each request's whole work.
+    let cores: CoreBudget
     public let metrics = Metrics()
     let saliencyModelName: String
     let classifierModelName: String
@@ -67,8 +70,9 @@ public final class Service: HTTPHandler, @unchecked Sendable {
             throw SwiftsegError(error)
         }
         guard configuration.concurrent >= 1, configuration.concurrent <= configuration.threads else {
-            throw SwiftsegError(.badRequest, "--concurrent \(configuration.concurrent) splits --threads \(configuration.threads) between requests: give 1…\(configuration.threads)")
+            throw SwiftsegError(.badRequest, "--concurrent \(configuration.concurrent) lanes need a core each of --threads \(configuration.threads): give 1…\(configuration.threads)")
         }
+        cores = CoreBudget(cores: configuration.threads)
         self.configuration = configuration
         self.log = log
         saliencyModelName = saliencyModel.name
@@ -76,9 +80,11 @@ public final class Service: HTTPHandler, @unchecked Sendable {
         var segmenterConfiguration = Segmenter.Configuration()
         segmenterConfiguration.threads = configuration.threads
         segmenterConfiguration.kernelPolicy = configuration.kernelPolicy
+        segmenterConfiguration.coreBudget = cores
         var classifierConfiguration = Classifier.Configuration()
         classifierConfiguration.threads = configuration.threads
         classifierConfiguration.kernelPolicy = configuration.kernelPolicy
+        classifierConfiguration.coreBudget = cores
         let segmenters = Segmenter.lanes(sharing: saliencyModel, configuration: segmenterConfiguration,
                                          count: configuration.concurrent)
         let classifiers = Classifier.lanes(sharing: classifierModel, configuration: classifierConfiguration,

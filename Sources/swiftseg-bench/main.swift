@@ -20,6 +20,9 @@ let help = """
       --size          Square input side in pixels (default: the model's, 320 for U²-Net, 224 for
                       EfficientNet-Lite0); a comma list sweeps.
       --threads       Worker threads (default: all cores); a comma list sweeps.
+      --cores N       Run every op on at most N cores of a shared budget while the work stays split for
+                      --threads, as a server lane does when the other lanes are busy (--threads 2 --cores
+                      1); default: as many as --threads.
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
       --policy        Convolution kernels: auto (default), gemm, winograd, direct, reference.
@@ -30,8 +33,8 @@ let help = """
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
       --jobs N        With --soak: decode/encode workers (default 2).
-      --concurrent N  With --soak: photos in the network at once, the threads split between them
-                      (default as `swiftseg infer`: 2, or 1 with --threads 1).
+      --concurrent N  With --soak: photos in the network at once, sharing the threads (default as
+                      `swiftseg infer`: 2, or 1 with --threads 1).
       --png-compression fast|0-9
                       With --soak: how the cutouts are compressed (default fast, as `swiftseg infer`).
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
@@ -69,6 +72,7 @@ struct Options {
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
     var matting = false, mattingMegapixels: Double? = nil
+    var cores: Int? = nil
 }
 
 func die(_ message: String) -> Never {
@@ -94,6 +98,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--model": o.models = value().split(separator: ",").map(String.init)
         case "--size": o.sizes = ints(value(), "--size"); o.sizesGiven = true
         case "--threads": o.threads = ints(value(), "--threads")
+        case "--cores": o.cores = ints(value(), "--cores")[0]
         case "--iterations": o.iterations = ints(value(), "--iterations")[0]; o.iterationsGiven = true
         case "--warmup":
             guard let w = Int(value()), w >= 0 else { die("--warmup expects an integer ≥ 0") }
@@ -208,13 +213,18 @@ for modelName in options.models {
     do { model = try ModelSource(argument: modelName).load(options: .init(prepareFastKernels: winograd)) } catch { die("\(error)") }
     for size in options.sizesGiven ? options.sizes : [model.preprocessing.inputSize] {
         for threads in options.threads { for isa in options.isas {
-            let context = ExecutionContext(threads: threads, policy: options.policy)
+            let budget = options.cores.map { CoreBudget(cores: $0) }
+            let context = ExecutionContext(threads: threads, policy: options.policy, coreBudget: budget)
             context.isa = isa
             let input = Tensor(channels: 3, height: size, width: size)
             for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 }
             let shape = model.outputShape(height: size, width: size)
             let output = Tensor(channels: shape.channels, height: shape.height, width: shape.width)
-            for _ in 0..<options.warmup { model.forward(input.view, into: output.view, context: context) }
+            func pass() {
+                if let budget { budget.withCore { model.forward(input.view, into: output.view, context: context) } }
+                else { model.forward(input.view, into: output.view, context: context) }
+            }
+            for _ in 0..<options.warmup { pass() }
             var samples: [Double] = []
             var stageSamples: [String: [Double]] = [:]
             var stageOrder: [String] = []
@@ -227,7 +237,7 @@ for modelName in options.models {
                 context.profile = profile
                 context.opProfile = ops
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                model.forward(input.view, into: output.view, context: context)
+                pass()
                 samples.append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
                 context.profile = nil
                 context.opProfile = nil
@@ -288,6 +298,8 @@ func runSoak(_ options: Options) {
     guard lanes <= options.threads[0] else { die("--concurrent \(lanes) needs at least as many --threads") }
     var configuration = Segmenter.Configuration()
     configuration.threads = options.threads[0]
+    let cores = CoreBudget(cores: options.threads[0])  // the lanes share the threads, as in `swiftseg infer`
+    configuration.coreBudget = cores
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
     let segmenters = Segmenter.lanes(sharing: model, configuration: configuration, count: lanes)
@@ -296,7 +308,7 @@ func runSoak(_ options: Options) {
     final class Samples: @unchecked Sendable { var done = 0, rssAt50 = 0.0, failed = 0 }
     let samples = Samples()
     let t0 = DispatchTime.now().uptimeNanoseconds
-    BatchRunner(jobs: options.jobs, lanes: lanes, overwrite: true).run(
+    BatchRunner(jobs: options.jobs, lanes: lanes, overwrite: true, cores: cores).run(
         items, process: { try pipeline.lift($0, with: segmenters[$1]) }, encode: { [pipeline] in try pipeline.encode($0).image },
         report: { result in
             samples.done += 1
@@ -315,8 +327,8 @@ func runSoak(_ options: Options) {
     if options.json {
         print(String(decoding: try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
     } else {
-        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s), the first with %d thread(s); %d jobs; PNG %@), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
-                     options.soak, seconds, Double(options.soak) / seconds, lanes, segmenters[0].configuration.threads, options.jobs,
+        print(String(format: "%d photos in %.1f s (%.2f photos/s; %d lane(s) sharing %d thread(s); %d jobs; PNG %@), %d failed; peak RSS %.0f MB after 50, %.0f MB at the end (%+.1f %%)",
+                     options.soak, seconds, Double(options.soak) / seconds, lanes, options.threads[0], options.jobs,
                      options.pngCompression.description,
                      samples.failed, at50, end, growth))
     }

@@ -273,16 +273,17 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(try run(["infer", input, "-o", out, "--mask", "--overwrite", "--quiet"]).stderr.contains("failed"))
     }
 
-    /// Two photos in the network at once (`--concurrent 2 --threads 2`: one thread per lane, also the default
-    /// with two threads) write exactly the masks one lane with one thread writes, a broken photo still fails alone, and the flag is refused for a
-    /// single image or a count below 1.
+    /// Two photos in the network at once (`--concurrent 2 --threads 2`, also the default with two threads; the
+    /// lanes share the two cores) write exactly the masks one lane with both threads writes, and those of each
+    /// photo run on its own; a broken photo still fails alone, and the flag is refused for a single image or a
+    /// count below 1.
     func testConcurrentBatchMatchesSequential() throws {
         let input = "\(tmp)/in"
         try FileManager.default.createDirectory(atPath: input, withIntermediateDirectories: true)
         let names = ["coins.png", "rocket.jpg", "chelsea.png", "astronaut.png"]
         for name in names { try FileManager.default.copyItem(atPath: photo(name), toPath: "\(input)/\(name)") }
         try Data("not an image".utf8).write(to: URL(fileURLWithPath: "\(input)/broken.png"))
-        let one = try run(["infer", input, "-o", "\(tmp)/one", "--mask", "--quiet", "--threads", "1"])
+        let one = try run(["infer", input, "-o", "\(tmp)/one", "--mask", "--quiet", "--concurrent", "1", "--threads", "2"])
         let two = try run(["infer", input, "-o", "\(tmp)/two", "--mask", "--quiet", "--concurrent", "2", "--threads", "2"])
         let byDefault = try run(["infer", input, "-o", "\(tmp)/default", "--mask", "--quiet", "--threads", "2"])  // 2 lanes
         XCTAssertEqual(one.status, 1)
@@ -296,12 +297,16 @@ final class CLITests: CLITestCase {
             XCTAssertEqual(a, b, "\(name): the two-lane batch wrote a different mask")
             let c = try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/default/\(stem).mask.png"))
             XCTAssertEqual(a, c, "\(name): the default batch (two lanes) wrote a different mask")
+            let single = try run(["infer", photo(name), "--mask", "-o", "\(tmp)/\(stem).single.png", "--threads", "2"])
+            XCTAssertEqual(single.status, 0, single.stderr)
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(tmp)/\(stem).single.png")), b,
+                           "\(name): the batch wrote a different mask than the photo on its own")
         }
         assertCleanFailure(try run(["infer", photo("rocket.jpg"), "--concurrent", "2", "-o", "\(tmp)/x.png"]),
                            mentions: "is for batches")
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "0"]), mentions: "--concurrent")
         assertCleanFailure(try run(["infer", input, "-o", "\(tmp)/y", "--concurrent", "2", "--threads", "1"]),
-                           mentions: "splits --threads 1 between photos")
+                           mentions: "need a core each of --threads 1")
     }
 
     /// `--json` on a batch: one JSON report per finished photo, one per line on standard output, the same

@@ -48,23 +48,41 @@ final class AllocationTests: XCTestCase {
 
     /// Two forward passes at once, each on its own context with two threads (batch lanes, or a server with a
     /// context per request): each takes a worker pool of its own, so neither allocates once warm.
-    func testConcurrentPassesAllocateNothing() throws {
+    func testConcurrentPassesAllocateNothing() throws { try checkConcurrentPasses(sharingCores: false) }
+
+    /// The same with the two contexts sharing two cores (how batch and server lanes run): ops run on one core
+    /// or two as the other lane leaves them, and once both have been seen nothing is allocated.
+    func testConcurrentPassesSharingCoresAllocateNothing() throws { try checkConcurrentPasses(sharingCores: true) }
+
+    private func checkConcurrentPasses(sharingCores: Bool) throws {
         guard swiftseg_allocation_counter_available() == 1 else {
             throw XCTSkip("allocation counting needs glibc (the malloc wrappers are Linux-only)")
         }
         let net = U2NetTests.net
         let input = randomTensor(channels: 3, height: 64, width: 72, seed: 3)
+        let budget = sharingCores ? CoreBudget(cores: 2) : nil
         final class Lane: @unchecked Sendable {
-            let context = ExecutionContext(threads: 2)
+            let context: ExecutionContext
             let output = Tensor(channels: 1, height: 64, width: 72)
             let go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+            init(_ budget: CoreBudget?) { context = ExecutionContext(threads: 2, coreBudget: budget) }
         }
-        let lanes = [Lane(), Lane()]
+        let lanes = [Lane(budget), Lane(budget)]
+        @Sendable func pass(_ lane: Lane) {
+            if let budget { budget.withCore { net.forward(input.view, into: lane.output.view, context: lane.context) } }
+            else { net.forward(input.view, into: lane.output.view, context: lane.context) }
+        }
+        if let budget {  // each lane once on both cores, once on one (the other core held): every split sized
+            for lane in lanes {
+                pass(lane)
+                budget.withCore { pass(lane) }
+            }
+        }
         for lane in lanes {
             Thread.detachNewThread {
                 for round in 0..<3 {  // round 0 warms up (plan, pool, helpers); rounds 1 and 2 are counted
                     lane.go.wait()
-                    for _ in 0..<(round == 0 ? 2 : 3) { net.forward(input.view, into: lane.output.view, context: lane.context) }
+                    for _ in 0..<(round == 0 ? 2 : 3) { pass(lane) }
                     lane.done.signal()
                 }
             }
@@ -75,8 +93,8 @@ final class AllocationTests: XCTestCase {
             lanes.forEach { $0.done.wait() }
         }
         let allocations = swiftseg_allocation_counter_stop()
-        print("allocations in 2 × 6 concurrent passes (2 threads each): \(allocations) "
-              + "(+ \(swiftseg_allocation_counter_blas()) inside OpenBLAS)")
+        print("allocations in 2 × 6 concurrent passes (2 threads each\(sharingCores ? ", sharing 2 cores" : "")): "
+              + "\(allocations) (+ \(swiftseg_allocation_counter_blas()) inside OpenBLAS)")
         XCTAssertEqual(allocations, 0, "heap allocations while two contexts ran passes at once")
     }
 }

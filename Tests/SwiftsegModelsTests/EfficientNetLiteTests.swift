@@ -42,6 +42,18 @@ final class EfficientNetLiteTests: XCTestCase {
         }
     }
 
+    /// Shared cores (a server lane): the same logits on one lent core as on two (depthwise, packed 1×1, stem).
+    func testSharedCoresGiveTheSameLogitsWhateverTheyLend() throws {
+        let input = try NPY.read(path: Fixtures.path("classify/chelsea.input.npy"))
+        for isa in supportedISAs {
+            let unshared = forwardSharingCores(Self.net, input.view, cores: nil, isa: isa)
+            for cores in [1, 2] {
+                XCTAssertEqual(differingElements(forwardSharingCores(Self.net, input.view, cores: cores, isa: isa), unshared),
+                               0, "\(isa): \(cores) core(s) of two threads")
+            }
+        }
+    }
+
     func testChelseaMatchesONNXRuntime() throws { try checkPhoto("chelsea", top1: "Egyptian cat") }
     func testCoffeeMatchesONNXRuntime() throws { try checkPhoto("coffee", top1: "espresso") }
     func testRocketMatchesONNXRuntime() throws { try checkPhoto("rocket", top1: "missile") }

@@ -45,6 +45,26 @@ final class U2NetTests: XCTestCase {
 }
 
 extension U2NetTests {
+    /// A context sharing cores with others (a server lane) gives the same bytes whether an op gets one core
+    /// or all of them: the work is split by the context's `threads`, not by the cores it borrows. Every kernel
+    /// build, the exact and default policies, a photo and an odd crop (the whole-map and tile-row Winograd
+    /// paths, dilated taps, direct and GEMM kernels).
+    func testSharedCoresGiveTheSameResultWhateverTheyLend() throws {
+        for name in ["astronaut", "coffee-crop"] {
+            let input = try NPY.read(path: Fixtures.path("photos/\(name).input.npy"))
+            for policy in [ConvKernelPolicy.auto, .gemm] {
+                for isa in supportedISAs {
+                    let unshared = forwardSharingCores(Self.net, input.view, cores: nil, isa: isa, policy: policy)
+                    for cores in [1, 2] {
+                        let shared = forwardSharingCores(Self.net, input.view, cores: cores, isa: isa, policy: policy)
+                        XCTAssertEqual(differingElements(shared, unshared), 0,
+                                       "\(name) \(policy) \(isa): \(cores) core(s) of two threads")
+                    }
+                }
+            }
+        }
+    }
+
     /// Without the Winograd weights (the `--exact` load), `.auto` runs only exact kernels (GEMM, and the direct
     /// kernel on thin layers, which forms the same products in another order): within float rounding of the
     /// `.gemm` result, and different from the default model's Winograd result.

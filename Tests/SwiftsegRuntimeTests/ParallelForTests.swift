@@ -34,4 +34,19 @@ final class ParallelForTests: XCTestCase {
         }
         XCTAssertEqual(total.load(ordering: .relaxed), 2 * 200 * 37)
     }
+
+    /// A budget's cores: each holder takes one for its whole request; idle ones are what ops may borrow.
+    func testCoreBudgetCountsHoldersAndNeverGoesBelowZeroIdle() {
+        let budget = CoreBudget(cores: 2)
+        XCTAssertEqual(budget.idleCores, 2)
+        budget.withCore {
+            XCTAssertEqual(budget.idleCores, 1)
+            budget.withCore {
+                XCTAssertEqual(budget.idleCores, 0)
+                budget.withCore { XCTAssertEqual(budget.idleCores, 0, "oversubscribed: none idle, not negative") }
+            }
+            XCTAssertEqual(budget.idleCores, 1)
+        }
+        XCTAssertEqual(budget.idleCores, 2)
+    }
 }

@@ -76,3 +76,27 @@ public func contextsForEveryISA(threads: Int, policy: ConvKernelPolicy = .auto) 
         return (isa, context)
     }
 }
+
+/// `net`'s output for `input` on a two-thread context of `isa` that shares a budget of `cores` cores with
+/// others (nil: no budget, both threads always), holding one of them for the pass as a server lane does.
+public func forwardSharingCores(_ net: any Network, _ input: TensorView, cores: Int?, isa: KernelISA,
+                                policy: ConvKernelPolicy = .auto) -> [Float] {
+    let budget = cores.map { CoreBudget(cores: $0) }
+    let context = ExecutionContext(threads: 2, policy: policy, coreBudget: budget)
+    context.isa = isa
+    let shape = net.outputShape(height: input.height, width: input.width)
+    let output = Tensor(channels: shape.channels, height: shape.height, width: shape.width)
+    if let budget {
+        budget.withCore { net.forward(input, into: output.view, context: context) }
+    } else {
+        net.forward(input, into: output.view, context: context)
+    }
+    return output.values
+}
+
+/// How many elements differ at all between `a` and `b` (same length), for bit-identity checks whose failure
+/// message should not print whole tensors.
+public func differingElements(_ a: [Float], _ b: [Float]) -> Int {
+    precondition(a.count == b.count, "different lengths")
+    return zip(a, b).reduce(0) { $0 + ($1.0.bitPattern == $1.1.bitPattern ? 0 : 1) }
+}

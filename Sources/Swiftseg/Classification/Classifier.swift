@@ -22,6 +22,10 @@ public final class Classifier {
         public var threads: Int = ProcessInfoCores.count
         /// Convolution kernel policy (tests force `.reference` or `.gemm`).
         public var kernelPolicy: ConvKernelPolicy = .auto
+        /// Cores shared with other classifiers running at the same time (a server's lanes): each pass uses as many
+        /// of `threads` as the others leave idle, op by op, with the same result as an unshared pass on
+        /// `threads`. Hold one of its cores around each use (``CoreBudget/withCore(_:)``). Nil: `threads` always.
+        public var coreBudget: CoreBudget? = nil
         public init() {}
     }
 
@@ -48,15 +52,18 @@ public final class Classifier {
         self.configuration = configuration
         let size = model.preprocessing.inputSize, classes = model.outputShape(height: size, width: size).channels
         labels = Classifier.labels(of: model, count: classes)
-        context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy)
+        context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy,
+                                   coreBudget: configuration.coreBudget)
         input = Tensor(channels: 3, height: size, width: size)
         logits = Tensor(channels: classes, height: 1, width: 1)
     }
 
     /// One classifier per batch lane, sharing `model`'s weights, with `configuration.threads` split between
-    /// them (``BatchRunner/threadsPerLane(_:lanes:)``), each with its own buffers.
+    /// them (``BatchRunner/threadsPerLane(_:lanes:sharingCores:)``) — or all of them for each, with a
+    /// ``Configuration/coreBudget`` — each with its own buffers.
     public static func lanes(sharing model: any Network, configuration: Configuration, count: Int) -> [Classifier] {
-        BatchRunner.threadsPerLane(configuration.threads, lanes: count).map { threads in
+        BatchRunner.threadsPerLane(configuration.threads, lanes: count,
+                                   sharingCores: configuration.coreBudget != nil).map { threads in
             var perLane = configuration
             perLane.threads = threads
             return Classifier(model: model, configuration: perLane)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SwiftsegRuntime
 
 /// Runs a batch of photos with decoding and encoding overlapped: `jobs` workers decode the next photos and
 /// encode/write finished ones while the network works on the current photo — on the calling thread, or with
@@ -45,19 +46,28 @@ public final class BatchRunner {
     public let lanes: Int
     public let overwrite: Bool
     public let decoding: DecodingOptions
+    /// Cores the lanes' networks share (their segmenters' or classifiers' ``CoreBudget``): a lane holds one
+    /// while it processes a photo, so a lane left alone (the batch's last photos) runs on all of them. Nil:
+    /// each lane keeps the threads it was given.
+    public let cores: CoreBudget?
 
-    /// `threads` split over `lanes` as evenly as whole threads allow (5 over 2: 3 and 2).
-    public static func threadsPerLane(_ threads: Int, lanes: Int) -> [Int] {
+    /// `threads` split over `lanes` as evenly as whole threads allow (5 over 2: 3 and 2) — or, when the lanes
+    /// share their cores through a ``CoreBudget``, all of them for every lane (each borrows what the others
+    /// leave idle).
+    public static func threadsPerLane(_ threads: Int, lanes: Int, sharingCores: Bool = false) -> [Int] {
         precondition(lanes >= 1 && lanes <= threads, "each lane needs a thread of its own")
+        if sharingCores { return Array(repeating: threads, count: lanes) }
         return (0..<lanes).map { threads / lanes + ($0 < threads % lanes ? 1 : 0) }
     }
 
-    public init(jobs: Int = 2, lanes: Int = 1, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions()) {
+    public init(jobs: Int = 2, lanes: Int = 1, overwrite: Bool = false, decoding: DecodingOptions = DecodingOptions(),
+                cores: CoreBudget? = nil) {
         precondition(jobs >= 1 && lanes >= 1, "jobs and lanes must be at least 1")
         self.jobs = jobs
         self.lanes = lanes
         self.overwrite = overwrite
         self.decoding = decoding
+        self.cores = cores
     }
 
     /// Processes every item and calls `report` once per item, in completion order, from any thread but never
@@ -107,7 +117,7 @@ public final class BatchRunner {
         let workers = DispatchQueue(label: "swiftseg.batch", attributes: .concurrent)
         let decodeWorkers = DispatchSemaphore(value: jobs)
         let done = DispatchGroup()
-        let decoding = self.decoding, overwrite = self.overwrite
+        let decoding = self.decoding, overwrite = self.overwrite, cores = self.cores
 
         // Producer: decode ahead, in order, bounded.
         let feeding = DispatchGroup()
@@ -146,7 +156,10 @@ public final class BatchRunner {
                     state.report(Result<Value>(item: item, status: .failed(message), milliseconds: BatchRunner.elapsed(start)), report)
                 case .image(let photo, let start):
                     let value: Value
-                    do { value = try process(photo, laneIndex) } catch {
+                    do {
+                        if let cores { value = try cores.withCore { try process(photo, laneIndex) } }
+                        else { value = try process(photo, laneIndex) }
+                    } catch {
                         state.report(Result<Value>(item: item, status: .failed("\(item.input.path): \(error)"),
                                                    milliseconds: BatchRunner.elapsed(start)), report)
                         continue

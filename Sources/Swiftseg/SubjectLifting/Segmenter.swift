@@ -27,6 +27,10 @@ public final class Segmenter {
         public var threads: Int = ProcessInfoCores.count
         /// Convolution kernel policy (tests force `.reference` or `.gemm`).
         public var kernelPolicy: ConvKernelPolicy = .auto
+        /// Cores shared with other segmenters running at the same time (a server's lanes): each pass uses as many
+        /// of `threads` as the others leave idle, op by op, with the same result as an unshared pass on
+        /// `threads`. Hold one of its cores around each use (``CoreBudget/withCore(_:)``). Nil: `threads` always.
+        public var coreBudget: CoreBudget? = nil
         /// Side of the square network input (default: the size the weights file declares, 320 for U²-Net, as
         /// rembg uses).
         public var inputSize: Int? = nil
@@ -59,7 +63,8 @@ public final class Segmenter {
         self.configuration = configuration
         inputSize = size
         normalization = Normalization(mean: model.preprocessing.mean, std: model.preprocessing.std)
-        context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy)
+        context = ExecutionContext(threads: configuration.threads, policy: configuration.kernelPolicy,
+                                   coreBudget: configuration.coreBudget)
         input = Tensor(channels: 3, height: size, width: size)
         output = Tensor(channels: 1, height: size, width: size)
     }
@@ -73,13 +78,15 @@ public final class Segmenter {
     }
 
     /// One segmenter per batch lane, sharing `model`'s weights, with `configuration.threads` split between them
-    /// (``BatchRunner/threadsPerLane(_:lanes:)``), each with its own activation memory.
+    /// (``BatchRunner/threadsPerLane(_:lanes:sharingCores:)``) — or, with a ``Configuration/coreBudget``, each
+    /// on all of them, borrowing what the other lanes leave idle — each with its own activation memory.
     ///
     /// ```swift
     /// let lanes = Segmenter.lanes(sharing: model, configuration: config, count: 2)
     /// ```
     public static func lanes(sharing model: any Network, configuration: Configuration, count: Int) -> [Segmenter] {
-        BatchRunner.threadsPerLane(configuration.threads, lanes: count).map { threads in
+        BatchRunner.threadsPerLane(configuration.threads, lanes: count,
+                                   sharingCores: configuration.coreBudget != nil).map { threads in
             var perLane = configuration
             perLane.threads = threads
             return Segmenter(model: model, configuration: perLane)

@@ -20,31 +20,33 @@ extension Conv2D {
                                  context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         precondition(isDepthwise, "depthwiseForward runs depthwise convs only (groups = channels)")
-        // About four tasks per worker: channels differ little in cost.
-        let perTask = max(1, (outChannels + 4 * context.threads - 1) / (4 * context.threads))
-        if supportsDepthwiseKernel {
-            let rowFloats = Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride, outWidth: output.width)
-            let lanes = Kernels.depthwiseBlockChannels
-            if output.width <= Conv2D.depthwiseBlockMaximumWidth && outChannels >= lanes {
-                // Small maps: 16 channels a task through the block kernel, the rest (under 16) one by one.
-                let blockFloats = Kernels.depthwiseBlockScratchFloats(kernelSize: kernelSize, stride: stride,
-                                                                      outHeight: output.height, outWidth: output.width)
-                let scratch = context.scratch(floats: max(rowFloats, blockFloats))
-                parallelFor(count: (outChannels + lanes - 1) / lanes, threads: context.threads,
-                            DepthwiseKernelBlocks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
-                                                  kernels: context.kernels, scratch: scratch))
+        context.withWorkers { workers in
+            // About four tasks per worker: channels differ little in cost.
+            let perTask = max(1, (outChannels + 4 * workers - 1) / (4 * workers))
+            if supportsDepthwiseKernel {
+                let rowFloats = Kernels.depthwiseScratchFloats(kernelSize: kernelSize, stride: stride, outWidth: output.width)
+                let lanes = Kernels.depthwiseBlockChannels
+                if output.width <= Conv2D.depthwiseBlockMaximumWidth && outChannels >= lanes {
+                    // Small maps: 16 channels a task through the block kernel, the rest (under 16) one by one.
+                    let blockFloats = Kernels.depthwiseBlockScratchFloats(kernelSize: kernelSize, stride: stride,
+                                                                          outHeight: output.height, outWidth: output.width)
+                    let scratch = context.scratch(floats: max(rowFloats, blockFloats))
+                    parallelFor(count: (outChannels + lanes - 1) / lanes, threads: workers,
+                                DepthwiseKernelBlocks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
+                                                      kernels: context.kernels, scratch: scratch))
+                    return
+                }
+                let scratch = context.scratch(floats: rowFloats)
+                parallelFor(count: (outChannels + perTask - 1) / perTask, threads: workers,
+                            DepthwiseKernelChannels(conv: self, input: input, output: output, epilogue: epilogue.kernel,
+                                                    perTask: perTask, kernels: context.kernels, scratch: scratch))
                 return
             }
-            let scratch = context.scratch(floats: rowFloats)
-            parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
-                        DepthwiseKernelChannels(conv: self, input: input, output: output, epilogue: epilogue.kernel,
-                                                perTask: perTask, kernels: context.kernels, scratch: scratch))
-            return
+            let scratch = stride == 1 ? [] : context.scratch(floats: output.width)
+            parallelFor(count: (outChannels + perTask - 1) / perTask, threads: workers,
+                        DepthwiseChannels(conv: self, input: input, output: output, epilogue: epilogue, perTask: perTask,
+                                          scratch: scratch))
         }
-        let scratch = stride == 1 ? [] : context.scratch(floats: output.width)
-        parallelFor(count: (outChannels + perTask - 1) / perTask, threads: context.threads,
-                    DepthwiseChannels(conv: self, input: input, output: output, epilogue: epilogue, perTask: perTask,
-                                      scratch: scratch))
     }
 
     /// Whether the SIMD depthwise kernel runs this layer: stride 1 or 2, dilation 1.

@@ -39,8 +39,10 @@ extension Conv2D {
     /// U²-Net's dilations on small maps (d = 8 on 20×20 or 10×10) most of im2col's columns are zero padding;
     /// skipping them does 54–87 % of the multiplies on 20×20. The centre tap covers every output and reads the
     /// input planes directly; taps with no horizontal offset cover whole rows, so they read shifted input rows
-    /// and accumulate straight into the output; the other six gather their rectangle, multiply into scratch and
-    /// add it in. Output channels are split across workers (each gathers for itself: 1/Cout of the work).
+    /// and accumulate straight into the output; the other six are gathered once (their rectangles of every
+    /// input channel, one task per tap), then each block of output channels multiplies them into its own
+    /// scratch and adds them in. The blocks are fixed by `threads` (BLAS sums depend on each call's shape), so
+    /// gathering once keeps a pass on fewer workers than `threads` as cheap as one split for them.
     ///
     /// ```swift
     /// if conv.supportsDilatedTaps(height: 20, width: 20) { conv.dilatedTapsForward(x, into: y, epilogue: .relu, context: ctx) }
@@ -50,13 +52,65 @@ extension Conv2D {
         checkShapes(input, output, epilogue)
         guard let taps else { preconditionFailure("tap-major weights were not prepared for this conv") }
         let hw = input.height * input.width
-        // Two blocks per worker (dynamic scheduling evens out a slow core); each block gathers for itself.
+        // Two blocks per worker (dynamic scheduling evens out a slow core).
         let blocks = max(1, min(context.threads == 1 ? 1 : 2 * context.threads, outChannels / 8))
         let perBlock = (outChannels + blocks - 1) / blocks
-        let scratch = context.scratch(floats: (inChannels + perBlock) * hw)
-        parallelFor(count: blocks, threads: context.threads,
-                    TapBlocks(conv: self, taps: taps, input: input, output: output, epilogue: epilogue,
-                              perBlock: perBlock, scratch: scratch))
+        let gathered = TapRectangles(height: input.height, width: input.width, dilation: dilation)
+        // The gathered taps live in worker 0's buffer, each worker's partial products after them in its own.
+        let gatheredFloats = inChannels * gathered.totalPixels
+        let scratch = context.scratch(floats: gatheredFloats + perBlock * hw)
+        context.parallelFor(count: 9, TapGathers(input: input, rectangles: gathered, into: scratch[0]))
+        context.parallelFor(count: blocks,
+                            TapBlocks(conv: self, taps: taps, input: input, output: output, epilogue: epilogue,
+                                      perBlock: perBlock, rectangles: gathered, gathered: scratch[0],
+                                      scratch: scratch, partialOffset: gatheredFloats))
+    }
+
+    /// Where each tap's outputs and inputs lie: the outputs `ys × xs` whose tap lands inside the image, and the
+    /// offset of that tap's gathered rectangle (all input channels, `ys.count · xs.count` pixels each) in the
+    /// gather buffer. Taps 4 (the centre) and 1, 7 (no horizontal offset) read the input in place: no rectangle.
+    struct TapRectangles {
+        let height: Int, width: Int, dilation: Int
+
+        func offsets(_ tap: Int) -> (dy: Int, dx: Int) { ((tap / 3 - 1) * dilation, (tap % 3 - 1) * dilation) }
+
+        func outputs(_ tap: Int) -> (ys: Range<Int>, xs: Range<Int>) {
+            let (dy, dx) = offsets(tap)
+            return (Conv2D.validRange(height, offset: dy), Conv2D.validRange(width, offset: dx))
+        }
+
+        func isGathered(_ tap: Int) -> Bool { tap % 3 != 1 }
+
+        func pixels(_ tap: Int) -> Int {
+            guard isGathered(tap) else { return 0 }
+            let (ys, xs) = outputs(tap)
+            return ys.count * xs.count
+        }
+
+        /// Pixels before tap `tap`'s rectangle, per input channel (the buffer holds `inChannels` times this).
+        func start(_ tap: Int) -> Int { (0..<tap).reduce(0) { $0 + pixels($1) } }
+
+        var totalPixels: Int { start(9) }
+    }
+
+    /// One task per tap: its rectangle of every input channel, copied row by row (channel-major, then rows).
+    struct TapGathers: ParallelTasks {
+        let input: TensorView
+        let rectangles: TapRectangles
+        let into: UnsafeMutablePointer<Float>
+
+        func run(_ tap: Int, worker: Int) {
+            let n = rectangles.pixels(tap)
+            guard n > 0 else { return }
+            let w = input.width, (dy, dx) = rectangles.offsets(tap), (ys, xs) = rectangles.outputs(tap)
+            let base = into + input.channels * rectangles.start(tap), rowLength = xs.count
+            for ci in 0..<input.channels {
+                let src = input.plane(ci) + dx, dst = base + ci * n
+                for (r, y) in ys.enumerated() {
+                    (dst + r * rowLength).update(from: src + (y + dy) * w + xs.lowerBound, count: rowLength)
+                }
+            }
+        }
     }
 
     /// One task per block of output channels: the centre tap's GEMM, then the other taps accumulated.
@@ -66,37 +120,34 @@ extension Conv2D {
         let input: TensorView, output: TensorView
         let epilogue: Epilogue
         let perBlock: Int
+        let rectangles: TapRectangles
+        let gathered: UnsafeMutablePointer<Float>
         let scratch: [UnsafeMutablePointer<Float>]
+        let partialOffset: Int
 
         func run(_ block: Int, worker: Int) {
             let h = input.height, w = input.width, hw = h * w
-            let inChannels = conv.inChannels, outChannels = conv.outChannels, dilation = conv.dilation
+            let inChannels = conv.inChannels, outChannels = conv.outChannels
             let c0 = block * perBlock, c1 = min(outChannels, c0 + perBlock), mb = c1 - c0
             guard mb > 0 else { return }
             let out = output.data + c0 * hw
-            let gathered = scratch[worker], partial = gathered + inChannels * hw
+            let partial = scratch[worker] + partialOffset
             // The centre tap (every output, unshifted input) initialises the output.
             BLAS.sgemm(m: mb, n: hw, k: inChannels, a: taps.w + (4 * outChannels + c0) * inChannels, lda: inChannels,
                        b: input.data, ldb: hw, c: out, ldc: hw)
             for tap in 0..<9 where tap != 4 {
-                let dy = (tap / 3 - 1) * dilation, dx = (tap % 3 - 1) * dilation
-                let ys = Conv2D.validRange(h, offset: dy), xs = Conv2D.validRange(w, offset: dx)
+                let (dy, _) = rectangles.offsets(tap), (ys, xs) = rectangles.outputs(tap)
                 if ys.isEmpty || xs.isEmpty { continue }
                 let a = taps.w + (tap * outChannels + c0) * inChannels
-                if dx == 0 {  // whole rows: input rows y + dy are contiguous across the range
+                if !rectangles.isGathered(tap) {  // whole rows: input rows y + dy are contiguous across the range
                     BLAS.sgemm(m: mb, n: ys.count * w, k: inChannels, a: a, lda: inChannels,
                                b: input.data + (ys.lowerBound + dy) * w, ldb: hw,
                                c: out + ys.lowerBound * w, ldc: hw, accumulate: true)
                     continue
                 }
                 let n = ys.count * xs.count, rowLength = xs.count
-                for ci in 0..<inChannels {
-                    let src = input.plane(ci) + dx, dst = gathered + ci * n
-                    for (r, y) in ys.enumerated() {
-                        (dst + r * rowLength).update(from: src + (y + dy) * w + xs.lowerBound, count: rowLength)
-                    }
-                }
-                BLAS.sgemm(m: mb, n: n, k: inChannels, a: a, lda: inChannels, b: gathered, ldb: n, c: partial, ldc: n)
+                BLAS.sgemm(m: mb, n: n, k: inChannels, a: a, lda: inChannels,
+                           b: gathered + inChannels * rectangles.start(tap), ldb: n, c: partial, ldc: n)
                 for co in 0..<mb {
                     for (r, y) in ys.enumerated() {
                         SIMDKernels.axpy(count: rowLength, alpha: 1, x: partial + co * n + r * rowLength,

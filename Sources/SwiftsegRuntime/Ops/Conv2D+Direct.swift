@@ -48,12 +48,14 @@ extension Conv2D {
         let h = input.height, w = input.width
         let kernels = context.kernels
         let scratch = context.scratch(floats: Kernels.directConvScratchFloats(inChannels: inChannels, width: w))
-        // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
-        let rowsPerTask = max(1, (h + 4 * context.threads - 1) / (4 * context.threads))
-        let tasks = (h + rowsPerTask - 1) / rowsPerTask
-        parallelFor(count: tasks, threads: context.threads,
-                    DirectBands(conv: self, input: input, output: output, epilogue: epilogue.kernel,
-                                rowsPerTask: rowsPerTask, kernels: kernels, scratch: scratch))
+        context.withWorkers { workers in
+            // Bands of rows, about four per worker: each band copies two input rows more than it outputs.
+            let rowsPerTask = max(1, (h + 4 * workers - 1) / (4 * workers))
+            let tasks = (h + rowsPerTask - 1) / rowsPerTask
+            parallelFor(count: tasks, threads: workers,
+                        DirectBands(conv: self, input: input, output: output, epilogue: epilogue.kernel,
+                                    rowsPerTask: rowsPerTask, kernels: kernels, scratch: scratch))
+        }
     }
 
     /// One task per band of output rows, all output channels.

@@ -26,7 +26,7 @@ extension Conv2D {
         let rows = tileRows(height: h, width: w, threads: context.threads)
         let tiles = (h + rows - 1) / rows
         let scratch = multipliesInputDirectly ? [] : context.scratch(floats: reductionSize * rows * w)
-        parallelFor(count: tiles, threads: context.threads,
+        context.parallelFor(count: tiles,
                     GEMMTiles(conv: self, input: input, output: output, epilogue: epilogue, rows: rows, scratch: scratch))
     }
 

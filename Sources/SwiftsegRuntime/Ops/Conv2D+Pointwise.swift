@@ -34,13 +34,16 @@ extension Conv2D {
         guard let pointwise, let gemm = context.kernels.winogradGEMM else {
             preconditionFailure("pointwiseForward needs packed 1×1 weights and a build with its own GEMM")
         }
-        let hw = input.planeSize, columns = pointwiseColumns(pixels: hw, threads: context.threads)
-        // The tail tile (a partial vector at the end) goes through scratch: the GEMM reads and writes whole vectors.
-        let scratch = hw % 16 == 0 ? [] : context.scratch(floats: (inChannels + outChannels) * (columns + 16))
-        parallelFor(count: (hw + columns - 1) / columns, threads: context.threads,
-                    PointwiseTiles(conv: self, input: input, output: output, epilogue: epilogue, columns: columns,
-                                   a: pointwise.packed(rowBlock: context.kernels.winogradRowBlock), gemm: gemm,
-                                   scratch: scratch))
+        let hw = input.planeSize, a = pointwise.packed(rowBlock: context.kernels.winogradRowBlock)
+        context.withWorkers { workers in
+            let columns = pointwiseColumns(pixels: hw, threads: workers)
+            // The tail tile (a partial vector at the end) goes through scratch: the GEMM reads and writes whole
+            // vectors.
+            let scratch = hw % 16 == 0 ? [] : context.scratch(floats: (inChannels + outChannels) * (columns + 16))
+            parallelFor(count: (hw + columns - 1) / columns, threads: workers,
+                        PointwiseTiles(conv: self, input: input, output: output, epilogue: epilogue, columns: columns,
+                                       a: a, gemm: gemm, scratch: scratch))
+        }
     }
 
     /// One task per tile of output columns (pixels), all output channels.

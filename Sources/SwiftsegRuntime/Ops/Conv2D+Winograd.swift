@@ -217,31 +217,35 @@ extension Conv2D {
         // SIMD padding lanes are overwritten by the next row, so small maps (10×10: 3 tiles a row) do not
         // multiply mostly padding.
         let rowStride = chunks == 1 ? tilesX : nb
-        // Several tile rows per task so each of the GEMMs (one per position) is wide enough to run efficiently, but at least
-        // one task per worker.
-        var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / rowStride)
-        rowsPerTask = max(1, min(rowsPerTask, (tilesY + context.threads - 1) / context.threads))
-        // V/M row length, the GEMMs' leading dimension; whole vectors, as the GEMM kernel computes whole vectors
-        // (lanes past the tiles hold leftovers from earlier use of the scratch: computed on, never stored).
-        func leadingDimension(_ rows: Int) -> Int { ((rows - 1) * rowStride + nb + 15) / 16 * 16 }
-        func vBytes(_ rows: Int) -> Int {
-            inChannels * WinogradKernels.channelStride(positions: positions, ld: leadingDimension(rows)) * 4
-        }
-        while rowsPerTask > 1 && vBytes(rowsPerTask) > Conv2D.winogradMaxVBytes {
-            rowsPerTask -= 1
-        }
-        let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
-        let ld = leadingDimension(rowsPerTask)
-        let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
-        let vFloats = inChannels * stride, mFloats = outChannels * stride
-        // Per worker: V, M and the transforms' own scratch.
         let kernels = context.kernels
-        let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
-        let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
-        parallelFor(count: rowGroups * chunks, threads: context.threads,
-                    WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel,
-                                     chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
-                                     ld: ld, kernels: kernels, scratch: scratch))
+        context.withWorkers { workers in
+            // Several tile rows per task so each of the GEMMs (one per position) is wide enough to run
+            // efficiently, but at least one task per worker. The kernels' own GEMM sums each output in the same
+            // order however wide the task; BLAS (the baseline build) does not, so there the split is by threads.
+            let splitFor = kernels.winogradGEMM != nil ? workers : context.threads
+            var rowsPerTask = max(1, Conv2D.winogradTilesPerGEMM / rowStride)
+            rowsPerTask = max(1, min(rowsPerTask, (tilesY + splitFor - 1) / splitFor))
+            // V/M row length, the GEMMs' leading dimension; whole vectors, as the GEMM kernel computes whole vectors
+            // (lanes past the tiles hold leftovers from earlier use of the scratch: computed on, never stored).
+            func leadingDimension(_ rows: Int) -> Int { ((rows - 1) * rowStride + nb + 15) / 16 * 16 }
+            func vBytes(_ rows: Int) -> Int {
+                inChannels * WinogradKernels.channelStride(positions: positions, ld: leadingDimension(rows)) * 4
+            }
+            while rowsPerTask > 1 && vBytes(rowsPerTask) > Conv2D.winogradMaxVBytes {
+                rowsPerTask -= 1
+            }
+            let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
+            let ld = leadingDimension(rowsPerTask)
+            let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
+            let vFloats = inChannels * stride, mFloats = outChannels * stride
+            // Per worker: V, M and the transforms' own scratch.
+            let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
+            let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
+            parallelFor(count: rowGroups * chunks, threads: workers,
+                        WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel,
+                                         chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
+                                         ld: ld, kernels: kernels, scratch: scratch))
+        }
     }
 
     /// One task per chunk of tile rows: input transform, the GEMMs, output transform, all channels.
@@ -305,7 +309,7 @@ extension Conv2D {
         let v = scratch[0], m = v + vFloats
         let inGroups = min(context.threads == 1 ? 1 : 4 * context.threads, inChannels)  // small tasks balance better
         let inPer = (inChannels + inGroups - 1) / inGroups
-        parallelFor(count: inGroups, threads: context.threads,
+        context.parallelFor(count: inGroups,
                     WholeMapInput(conv: self, input: input, v: v, ld: ld, nb: nb, inPer: inPer, kernels: kernels,
                                   scratch: scratch, transformOffset: vFloats + mFloats))
         // Output-channel blocks: multiples of the GEMM kernel's row block (8 for BLAS), so each block's rows of U
@@ -313,7 +317,7 @@ extension Conv2D {
         let rowBlock = kernels.winogradRowBlock > 1 ? kernels.winogradRowBlock : 8
         let blocks = max(1, min(2 * context.threads, outChannels / rowBlock))
         let outPer = ((outChannels + blocks - 1) / blocks + rowBlock - 1) / rowBlock * rowBlock
-        parallelFor(count: (outChannels + outPer - 1) / outPer, threads: context.threads,
+        context.parallelFor(count: (outChannels + outPer - 1) / outPer,
                     WholeMapOutput(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel, v: v, m: m,
                                    ld: ld, outPer: outPer, kernels: kernels, scratch: scratch,
                                    transformOffset: vFloats + mFloats))

@@ -19,7 +19,12 @@ public enum ConvKernelPolicy: String, Sendable, CaseIterable {
 /// the thread count and the kernel policy. Reused across passes; after the first pass at an input size, a pass
 /// allocates nothing. Not thread-safe: one context per concurrent forward pass.
 public final class ExecutionContext {
+    /// Workers an op may use, and the number every op splits its work by (so results depend on it, never on
+    /// how many workers actually run: see ``coreBudget``).
     public let threads: Int
+    /// Cores shared with other contexts (a server's lanes): each op runs on as many of `threads` as the budget
+    /// has idle, at least one. Nil: always `threads`.
+    public let coreBudget: CoreBudget?
     public var policy: ConvKernelPolicy
     /// Which build of the SIMD kernels runs; defaults to the fastest this CPU supports.
     public var isa: KernelISA = .best {
@@ -37,10 +42,12 @@ public final class ExecutionContext {
     /// - Parameters:
     ///   - threads: worker threads for the kernels (≥ 1).
     ///   - policy: convolution kernel choice.
-    public init(threads: Int = 1, policy: ConvKernelPolicy = .auto) {
+    ///   - coreBudget: cores shared with other contexts; the ops borrow idle ones, up to `threads`.
+    public init(threads: Int = 1, policy: ConvKernelPolicy = .auto, coreBudget: CoreBudget? = nil) {
         precondition(threads >= 1, "threads must be at least 1")
         self.threads = threads
         self.policy = policy
+        self.coreBudget = coreBudget
     }
 
     deinit { scratch.forEach { $0.deallocate() } }
@@ -78,6 +85,30 @@ public final class StageProfile {
 }
 
 extension ExecutionContext {
+    /// Runs `body` with the number of workers the next op may use: `threads`, or with a ``coreBudget`` the
+    /// caller's own core plus the idle ones it lends (up to `threads`), given back when `body` returns. Ops whose
+    /// results do not depend on how their work is split (each output element computed by one task in a fixed
+    /// order) size their tasks by it; ops that call BLAS, whose sums depend on the shape of each call, split by
+    /// `threads` and use ``parallelFor(count:_:)``.
+    @inline(__always)
+    func withWorkers(_ body: (_ workers: Int) -> Void) {
+        guard threads > 1, let coreBudget else { body(threads); return }
+        let lent = coreBudget.borrow(upTo: threads - 1)
+        body(1 + lent)
+        coreBudget.giveBack(lent)
+    }
+
+    /// An op's ``parallelFor(count:threads:_:)-(_,_,ParallelTasks)`` on the workers ``withWorkers(_:)`` gives;
+    /// the tasks, and so the results, are the same however many run them.
+    @inline(__always)
+    func parallelFor<Tasks: ParallelTasks>(count: Int, _ tasks: Tasks) {
+        if count <= 1 || threads == 1 || coreBudget == nil {
+            SwiftsegRuntime.parallelFor(count: count, threads: threads, tasks)
+            return
+        }
+        withWorkers { SwiftsegRuntime.parallelFor(count: count, threads: $0, tasks) }
+    }
+
     /// Runs `body`, adding its wall time to `profile[name]` when profiling stages.
     @inline(__always)
     public func time(_ name: String, _ body: () -> Void) { measure(name, into: profile, body) }

@@ -29,7 +29,7 @@ public enum MaxPool2D {
     }
 
     static func run(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
-        parallelFor(count: input.channels, threads: context.threads,
+        context.parallelFor(count: input.channels,
                     Channels(input: input, output: output, row: context.kernels.maxPool2x2Row))
     }
 

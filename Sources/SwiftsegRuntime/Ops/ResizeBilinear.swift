@@ -50,7 +50,7 @@ public enum ResizeBilinear {
             lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
         }
         let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
-        parallelFor(count: input.channels, threads: context.threads,
+        context.parallelFor(count: input.channels,
                     Channels(input: input, output: output, lo: lo, weights: weights, rowBuffers: rowBuffers,
                              lerp: context.kernels.lerp, upsample2x: context.kernels.upsample2xRow))
     }

@@ -71,13 +71,16 @@ struct RouteContext {
         }
     }
 
-    /// Runs `body` on a free lane once one is free (503 if none comes before the deadline).
+    /// Runs `body` on a free lane once one is free (503 if none comes before the deadline), holding one of the
+    /// service's cores for all of it (decoding and encoding included; the networks borrow the idle ones).
     func onLane<T>(_ body: (Service.Lane) throws -> T) throws -> T {
         guard let ticket = exchange.ticket else { preconditionFailure("a lane route without a ticket") }
         let deadline = service.configuration.requestTimeout.map {
             Date().addingTimeInterval($0 - Double(DispatchTime.now().uptimeNanoseconds - ticket.admittedAt.uptimeNanoseconds) / 1e9)
         }
-        return try service.admission.run(ticket, deadline: deadline, body)
+        return try service.admission.run(ticket, deadline: deadline) { lane in
+            try service.cores.withCore { try body(lane) }
+        }
     }
 
     /// A picture as the response, with its content type.
