@@ -30,7 +30,8 @@ public enum ResizeBilinear {
     }
 
     /// Separable: each output row lerps two horizontally-resampled source rows (SIMD), with the column taps
-    /// computed once per call into arena memory. Channels run in parallel; each worker keeps two row buffers.
+    /// computed once per call into arena memory. Channels (and bands of rows, when there are few) run in
+    /// parallel; each worker keeps two row buffers.
     public static func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         precondition(input.channels == output.channels, "resize keeps the channel count")
         context.timeOp("resize bilinear") { run(input, into: output, context: context) }
@@ -50,25 +51,33 @@ public enum ResizeBilinear {
             lo[2 * x] = Int32(x0); lo[2 * x + 1] = Int32(x1); weights[x] = t
         }
         let rowBuffers = arena.allocate(floats: 2 * ow * context.threads)
-        context.parallelFor(count: input.channels,
-                    Channels(input: input, output: output, lo: lo, weights: weights, rowBuffers: rowBuffers,
-                             lerp: context.kernels.lerp, upsample2x: context.kernels.upsample2xRow))
+        context.withWorkers { workers in
+            // Few channels (U²-Net's side outputs have one): bands of rows too, about four tasks per worker.
+            // Every output row is computed the same way in any band, so the split does not change the result.
+            let bands = min(max(1, (4 * workers + input.channels - 1) / input.channels), max(1, output.height / 16))
+            let rowsPerBand = (output.height + bands - 1) / bands
+            parallelFor(count: input.channels * bands, threads: workers,
+                        Channels(input: input, output: output, lo: lo, weights: weights, rowBuffers: rowBuffers,
+                                 bands: bands, rowsPerBand: rowsPerBand,
+                                 lerp: context.kernels.lerp, upsample2x: context.kernels.upsample2xRow))
+        }
     }
 
-    /// One task per channel: each output row is a lerp of two horizontally resampled input rows, kept in the
-    /// worker's two row buffers (consecutive output rows mostly share them).
+    /// One task per band of rows of a channel: each output row is a lerp of two horizontally resampled input
+    /// rows, kept in the worker's two row buffers (consecutive output rows mostly share them).
     struct Channels: ParallelTasks {
         let input: TensorView, output: TensorView
         let lo: UnsafeMutablePointer<Int32>, weights: UnsafeMutablePointer<Float>
         let rowBuffers: UnsafeMutablePointer<Float>
+        let bands: Int, rowsPerBand: Int
         let lerp: Kernels.Lerp, upsample2x: Kernels.UpsampleRow
 
-        func run(_ c: Int, worker: Int) {
-            let ow = output.width
+        func run(_ task: Int, worker: Int) {
+            let ow = output.width, c = task / bands, band = task % bands
             let src = input.plane(c), dst = output.plane(c)
             let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
             var cachedA = -1, cachedB = -1
-            for y in 0..<output.height {
+            for y in (band * rowsPerBand)..<min(output.height, (band + 1) * rowsPerBand) {
                 let (y0, y1, ty) = ResizeBilinear.taps(y, inSize: input.height, outSize: output.height)
                 if cachedA != y0 {
                     if cachedB == y0 { rowA.update(from: rowB, count: ow) } else { horizontal(src + y0 * input.width, rowA) }
