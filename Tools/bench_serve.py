@@ -10,7 +10,8 @@ on 127.0.0.1, waits until it answers, sends 10 warm-up requests, then `--request
 threads, each with its own keep-alive connection, POSTing the committed sample photos in turn to
 `/api/remove` (multipart field `file`, `model=u2netp`: the endpoint both servers share). It samples the server's
 RSS (/proc/PID/status) after the 200th request and at the end, and its peak (VmHWM), and prints one JSON line per
-run: requests/s, latency median and 95th percentile, errors, RSS. Bounded: every run stops at `--time-limit`
+run: requests/s, latency median and 95th percentile, errors, RSS, and the CPU time per request of the server
+(/proc/PID/stat) and of this client, which shares the cores with it. Bounded: every run stops at `--time-limit`
 seconds. Standard library only (no Tools venv needed for the client).
 
 rembg: `--rembg /path/to/venv/bin/rembg` (pip install "rembg[cpu,cli]"; its u2netp.onnx must already be in
@@ -49,6 +50,18 @@ def memory(pid):
             if line.startswith(("VmRSS:", "VmHWM:")):
                 values[line.split(":")[0]] = int(line.split()[1]) / 1024
     return values
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds the process has used (/proc/PID/stat, clock ticks)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds():
+    times = os.times()
+    return times.user + times.system
 
 
 def wait_ready(port, process, timeout=120):
@@ -111,12 +124,14 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
                         state["rss_at_200"] = memory(process.pid)["VmRSS"]
 
         threads = [threading.Thread(target=client) for _ in range(clients)]
+        server_cpu0, client_cpu0 = cpu_seconds(process.pid), own_cpu_seconds()
         t0 = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - t0
+        server_cpu, client_cpu = cpu_seconds(process.pid) - server_cpu0, own_cpu_seconds() - client_cpu0
         end = memory(process.pid)
         lat = sorted(state["latencies"])
         result = {
@@ -126,6 +141,9 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
             "latency_ms_p95": round(1000 * lat[int(0.95 * (len(lat) - 1))], 1),
             "rss_mb_at_200": round(state["rss_at_200"], 1) if state["rss_at_200"] else None,
             "rss_mb_end": round(end["VmRSS"], 1), "peak_rss_mb": round(end["VmHWM"], 1),
+            # CPU time per request of the server (all its threads) and of this client (sharing the cores).
+            "server_cpu_ms_per_request": round(1000 * server_cpu / max(state["done"], 1), 1),
+            "client_cpu_ms_per_request": round(1000 * client_cpu / max(state["done"], 1), 1),
         }
         if result["rss_mb_at_200"]:
             result["rss_growth_200_to_end"] = round(end["VmRSS"] / state["rss_at_200"] - 1, 4)
