@@ -90,10 +90,11 @@ extension ExecutionContext {
     /// results do not depend on how their work is split (each output element computed by one task in a fixed
     /// order) size their tasks by it; ops that call BLAS, whose sums depend on the shape of each call, split by
     /// `threads` and use ``parallelFor(count:_:)``.
+    /// `atMost`: the op's task count, when it is known first (no core is borrowed to sit idle).
     @inline(__always)
-    func withWorkers(_ body: (_ workers: Int) -> Void) {
+    func withWorkers(atMost limit: Int = .max, _ body: (_ workers: Int) -> Void) {
         guard threads > 1, let coreBudget else { body(threads); return }
-        let lent = coreBudget.borrow(upTo: threads - 1)
+        let lent = coreBudget.borrow(upTo: min(threads, limit) - 1)
         body(1 + lent)
         coreBudget.giveBack(lent)
     }
@@ -106,7 +107,7 @@ extension ExecutionContext {
             SwiftsegRuntime.parallelFor(count: count, threads: threads, tasks)
             return
         }
-        withWorkers { SwiftsegRuntime.parallelFor(count: count, threads: $0, tasks) }
+        withWorkers(atMost: count) { SwiftsegRuntime.parallelFor(count: count, threads: $0, tasks) }
     }
 
     /// Runs `body`, adding its wall time to `profile[name]` when profiling stages.
