@@ -22,7 +22,7 @@ let help = """
       --threads       Worker threads (default: all cores); a comma list sweeps.
       --cores N       Run every op on at most N cores of a shared budget while the work stays split for
                       --threads, as a server lane does when the other lanes are busy (--threads 2 --cores
-                      1); default: as many as --threads.
+                      1); with --soak, the cores the lanes share. Default: as many as --threads.
       --iterations    Timed runs per configuration (default 10).
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
       --policy        Convolution kernels: auto (default), gemm, winograd, direct, reference.
@@ -298,7 +298,7 @@ func runSoak(_ options: Options) {
     guard lanes <= options.threads[0] else { die("--concurrent \(lanes) needs at least as many --threads") }
     var configuration = Segmenter.Configuration()
     configuration.threads = options.threads[0]
-    let cores = CoreBudget(cores: options.threads[0])  // the lanes share the threads, as in `swiftseg infer`
+    let cores = CoreBudget(cores: options.cores ?? options.threads[0])  // the lanes share them, as in `swiftseg infer`
     configuration.coreBudget = cores
     let model: U2Net
     do { model = try U2Net(source: ModelSource(argument: options.models[0])) } catch { die("\(error)") }
