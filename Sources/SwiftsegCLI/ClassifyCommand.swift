@@ -70,10 +70,9 @@ enum ClassifyCommand {
         do {
             try Classifier.checkIsClassifier(model)
             if options.isBatch {  // a classifier per lane, the lanes sharing the threads' cores
-                let cores = CoreBudget(cores: configuration.threads)
-                configuration.coreBudget = cores
+                configuration.coreBudget = CoreBudget(cores: configuration.threads)
                 try runBatch(options, classifiers: Classifier.lanes(sharing: model, configuration: configuration,
-                                                                    count: options.batch.concurrent), cores: cores)
+                                                                    count: options.batch.concurrent))
             } else {
                 try runSingle(options, classifier: Classifier(model: model, configuration: configuration))
             }
@@ -106,7 +105,7 @@ enum ClassifyCommand {
         return ((header ? ["\(input ?? "standard input"):"] : []) + lines).joined(separator: "\n") + "\n"
     }
 
-    static func runBatch(_ options: Options, classifiers: [Classifier], cores: CoreBudget) throws {
+    static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
         ProcessMemory.returnLargeBlocksToSystem()
         var inputs = try BatchInputs.collect(options.inputs)
         if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
@@ -117,7 +116,8 @@ enum ClassifyCommand {
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
         let request = options.request, model = classifiers[0].model.name
-        BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding, cores: cores).run(
+        BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding,
+                    cores: classifiers.first?.configuration.coreBudget).run(
             items,
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             encode: { _ in [] },
