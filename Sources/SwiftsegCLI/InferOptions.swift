@@ -97,6 +97,7 @@ struct InferOptions {
         json = args.has("--json")
         threads = try ModelOptions.threads(args)
         cutout = try args.parse(CutoutParameters.init)
+        cutout.lifting.alphaMatting?.threads = threads   // the matting solver's, as the network's
         batch = try BatchOptions.Settings(args, threads: threads)
         overwrite = args.has("--overwrite")
 

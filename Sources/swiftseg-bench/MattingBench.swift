@@ -2,19 +2,26 @@ import Foundation
 import Swiftseg
 
 /// `swiftseg-bench --matting`: rembg's alpha-matting step alone (trimap, closed-form alpha, foreground, RGBA
-/// cutout) on the matting fixtures' photos and masks, median of --iterations after one warm-up; with
-/// `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (time and peak RSS).
+/// cutout) on the matting fixtures' photos and masks, median of --iterations after one warm-up, for each
+/// --threads; with `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (one run:
+/// time and peak RSS). Each line also gives the solver's CG iterations and preconditioner.
 /// Tools/make_matting_fixtures.py --time prints rembg's (pymatting's) time on the same photos.
 func runMatting(_ options: Options) {
     let root = "Tests/Fixtures"
     let cases = [("astronaut", "astronaut.png"), ("chelsea", "chelsea.png"), ("rocket", "rocket.jpg")]
     let rounds = options.iterationsGiven ? options.iterations : 5
-    func time(_ photo: Image, _ mask: Image, rounds: Int) -> [Double] {
-        (0..<rounds).map { _ in
+    func time(_ photo: Image, _ mask: Image, threads: Int, rounds: Int) -> [Double] {
+        var matting = AlphaMatting()
+        matting.threads = threads
+        return (0..<rounds).map { _ in
             let t0 = DispatchTime.now().uptimeNanoseconds
-            _ = try? AlphaMatting().cutout(photo, mask: mask)
+            _ = try? matting.cutout(photo, mask: mask)
             return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
         }
+    }
+    func solver(_ photo: Image, _ mask: Image) -> String {
+        guard let s = try? ClosedFormMatting.solve(rgb: photo, trimap: AlphaMatting().trimap(for: mask)) else { return "failed" }
+        return "CG \(s.iterations) iterations (\(s.preconditioner)" + (s.coarseUnknowns > 0 ? ", \(s.coarseUnknowns) coarse unknowns)" : ")")
     }
     for (name, file) in cases {
         let photo: Image, mask: Image
@@ -22,11 +29,14 @@ func runMatting(_ options: Options) {
             photo = try Image(contentsOfFile: "\(root)/photos/\(file)")
             mask = try Image(contentsOfFile: "\(root)/photos/\(name).rembg-mask.png")
         } catch { die("\(error) (run from the package's root)") }
-        _ = time(photo, mask, rounds: 1)
-        let samples = time(photo, mask, rounds: rounds)
         let unknown = AlphaMatting().trimap(for: mask).unknownCount
-        print(String(format: "%@: %dx%d, %d unknown, median %.1f ms (min %.1f) over %d", name, photo.width, photo.height,
-                     unknown, median(samples), samples.min()!, rounds))
+        for threads in options.threads {
+            _ = time(photo, mask, threads: threads, rounds: 1)
+            let samples = time(photo, mask, threads: threads, rounds: rounds)
+            print(String(format: "%@: %dx%d, %d unknown, %d thread(s), median %.1f ms (min %.1f) over %d", name,
+                         photo.width, photo.height, unknown, threads, median(samples), samples.min()!, rounds))
+        }
+        print("  \(solver(photo, mask))")
     }
     if let megapixels = options.mattingMegapixels {
         let photo0 = try! Image(contentsOfFile: "\(root)/photos/chelsea.png")
@@ -35,10 +45,20 @@ func runMatting(_ options: Options) {
         let w = Int((Double(photo0.width) * scale).rounded()), h = Int((Double(photo0.height) * scale).rounded())
         let photo = LanczosResampler.resize(photo0, width: w, height: h)
         let mask = LanczosResampler.resize(mask0, width: w, height: h)
-        let before = peakRSSMegabytes()
-        let samples = time(photo, mask, rounds: 1)
-        print(String(format: "chelsea ×%.1f: %dx%d (%.1f MP), %d unknown, %.1f s, peak RSS %.0f MB (%.0f before)", scale, w, h,
-                     Double(w * h) / 1e6, AlphaMatting().trimap(for: mask).unknownCount, samples[0] / 1000,
-                     peakRSSMegabytes(), before))
+        let unknown = AlphaMatting().trimap(for: mask).unknownCount
+        for threads in options.threads {
+            let before = peakRSSMegabytes()
+            let samples = time(photo, mask, threads: threads, rounds: 1)
+            print(String(format: "chelsea ×%.1f: %dx%d (%.1f MP), %d unknown, %d thread(s), %.1f s, peak RSS %.0f MB (%.0f before)",
+                         scale, w, h, Double(w * h) / 1e6, unknown, threads, samples[0] / 1000, peakRSSMegabytes(), before))
+        }
+        print("  \(solver(photo, mask))")
+        if let path = options.mattingOutput {
+            do {
+                guard let cutout = try AlphaMatting().cutout(photo, mask: mask) else { die("no sure foreground or background") }
+                try AtomicFile.write(try cutout.pngData(), to: path)
+                print("  wrote \(path)")
+            } catch { die("\(path): \(error)") }
+        }
     }
 }

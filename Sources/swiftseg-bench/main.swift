@@ -52,9 +52,14 @@ let help = """
                       one thread), overall and per subset; --iterations timed passes (default 3).
       --cases         With --rectangles: also one line per case (kind, subsets, J, ms).
       --matting       Instead: rembg's alpha matting alone (trimap, closed-form alpha, foreground, cutout) on
-                      the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5).
+                      the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5),
+                      for each --threads; and the solver's CG iterations.
       --matting-megapixels N
-                      With --matting: also chelsea scaled up to about N megapixels (one run: time, peak RSS).
+                      With --matting: also chelsea scaled up to about N megapixels (one run each: time, peak
+                      RSS; the peak is the process's, so give one --threads for a clean figure).
+      --matting-output PNG
+                      With --matting-megapixels: write the scaled photo's cutout there, for
+                      `Tools/make_matting_fixtures.py --megapixels N --compare PNG` (parity at that size).
       --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -71,7 +76,7 @@ struct Options {
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
-    var matting = false, mattingMegapixels: Double? = nil
+    var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil
     var cores: Int? = nil
 }
 
@@ -134,6 +139,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--matting-megapixels":
             guard let mp = Double(value()), mp > 0 else { die("--matting-megapixels expects a positive number") }
             o.mattingMegapixels = mp
+        case "--matting-output": o.mattingOutput = value()
         case "--transforms": o.transforms = true
         case "--channels":
             let v = value()

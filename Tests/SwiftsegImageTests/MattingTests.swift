@@ -79,7 +79,7 @@ final class MattingTests: XCTestCase {
             let scale = L.joined().map(abs).max()!
             for (row, p) in s.unknown.enumerated() {
                 var dense = [Double](repeating: 0, count: s.unknown.count)
-                for k in s.rowStart[row]..<s.rowStart[row + 1] { dense[Int(s.columns[k])] = s.values[k] }
+                for (column, value) in s.entries(ofRow: row) { dense[column] = value }
                 for (column, q) in s.unknown.enumerated() {
                     XCTAssertEqual(dense[column], L[p][q], accuracy: 1e-9 * scale, "L[\(p)][\(q)]")
                 }
@@ -87,6 +87,70 @@ final class MattingTests: XCTestCase {
                 XCTAssertEqual(s.rhs[row], rhs, accuracy: 1e-9 * scale)
             }
         }
+    }
+
+    func testTheProductIsTheDenseMatrixTimesTheVector() {
+        for seed in [6, 7] as [UInt64] {
+            let (image, trimap) = smallCase(seed: seed)
+            let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
+            let x = (0..<s.unknown.count).map { sin(Double($0) * 0.7 + Double(seed)) }
+            let y = s.multiply(x)
+            for row in 0..<s.unknown.count {
+                let expected = s.entries(ofRow: row).map { $0.value * x[$0.column] }.reduce(0, +)
+                XCTAssertEqual(y[row], expected, accuracy: 1e-12 * max(1, abs(expected)), "row \(row)")
+            }
+        }
+    }
+
+    /// The default preconditioner (aggregation) and pymatting's kind (an incomplete factor) solve the same
+    /// system to the same tolerance: the alphas agree far inside the parity bound, on real photos' bands.
+    func testBothPreconditionersReachTheSameAlpha() throws {
+        for (name, file) in Self.cases {
+            let photo = try Image(contentsOfFile: Fixtures.path("photos/\(file)"))
+            let mask = try Image(contentsOfFile: Fixtures.path("photos/\(name).rembg-mask.png"))
+            let trimap = AlphaMatting().trimap(for: mask)
+            var options = ClosedFormMatting.Options()
+            let aggregation = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            options.preconditioner = .incompleteCholesky
+            let factor = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            XCTAssertEqual(aggregation.preconditioner, .aggregation, "\(name): no fallback")
+            XCTAssertEqual(factor.preconditioner, .incompleteCholesky)
+            let differences = zip(aggregation.alpha, factor.alpha).map { abs($0 - $1) }
+            let mean = differences.reduce(0, +) / Double(differences.count)
+            print("\(name): aggregation \(aggregation.iterations) iterations, factor \(factor.iterations); α |Δ| mean \(mean * 255)/255, max \(differences.max()! * 255)/255")
+            XCTAssertLessThan(mean, 0.05 / 255, name)
+            XCTAssertLessThan(differences.max()!, 1.0 / 255, name)
+        }
+    }
+
+    /// The solver cuts its vectors into fixed chunks and adds their sums in order, and a big coarse system is
+    /// factored in two parts whose updates are added part by part: any thread count gives the same bytes. On
+    /// chelsea scaled up so that the coarse system is split (≥ 8,192 unknowns), checked against the incomplete
+    /// factor of the whole system too.
+    func testTheThreadCountDoesNotChangeTheAlpha() throws {
+        let photo0 = try Image(contentsOfFile: Fixtures.path("photos/chelsea.png"))
+        let mask0 = try Image(contentsOfFile: Fixtures.path("photos/chelsea.rembg-mask.png"))
+        let photo = LanczosResampler.resize(photo0, width: 2 * photo0.width, height: 2 * photo0.height)
+        let mask = LanczosResampler.resize(mask0, width: 2 * photo0.width, height: 2 * photo0.height)
+        let trimap = AlphaMatting().trimap(for: mask)
+        var options = ClosedFormMatting.Options()
+        options.threads = 1
+        let one = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+        XCTAssertEqual(one.preconditioner, .aggregation)
+        XCTAssertGreaterThanOrEqual(one.coarseUnknowns, 8192, "a coarse system big enough to be solved in two parts")
+        for threads in [2, 3] {
+            options.threads = threads
+            let many = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            XCTAssertEqual(many.iterations, one.iterations, "\(threads) threads")
+            XCTAssertTrue(many.alpha == one.alpha, "\(threads) threads: the same alpha, bit for bit")
+        }
+        options.preconditioner = .incompleteCholesky
+        let factor = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+        let differences = zip(one.alpha, factor.alpha).map { abs($0 - $1) }
+        let mean = differences.reduce(0, +) / Double(differences.count)
+        print("chelsea ×2: \(one.coarseUnknowns) coarse unknowns, \(one.iterations) iterations (factor: \(factor.iterations)); α |Δ| mean \(mean * 255)/255, max \(differences.max()! * 255)/255")
+        XCTAssertLessThan(mean, 0.05 / 255)
+        XCTAssertLessThan(differences.max()!, 1.0 / 255)
     }
 
     func testTheSolverReachesTheDenseSolution() throws {
@@ -97,7 +161,7 @@ final class MattingTests: XCTestCase {
             // dense Gaussian elimination with partial pivoting on L_UU x = b
             var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
             for row in 0..<n {
-                for k in s.rowStart[row]..<s.rowStart[row + 1] { a[row][Int(s.columns[k])] = s.values[k] }
+                for (column, value) in s.entries(ofRow: row) { a[row][column] = value }
                 a[row][n] = s.rhs[row]
             }
             for c in 0..<n {

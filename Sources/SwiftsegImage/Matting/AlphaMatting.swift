@@ -1,3 +1,5 @@
+import Foundation
+
 /// rembg's alpha matting (`remove(..., alpha_matting=True)`, `rembg i -a`): a trimap from the soft mask
 /// (``Trimap``), closed-form alpha over its unknown band (``ClosedFormMatting``), the foreground colours under
 /// that alpha (``ForegroundEstimation``), and the RGBA cutout made of them (values × 255, truncated, as rembg
@@ -16,8 +18,10 @@ public struct AlphaMatting: Sendable, Equatable {
     public var backgroundThreshold = 10
     public var erodeSize = 10
     /// Refuse (``ImageError`` of kind `tooLarge`) a trimap with more unknown pixels than this: the solver's
-    /// memory grows with the band, about 1 KB per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
+    /// memory grows with the band, about 400 bytes per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
     public var maximumUnknownPixels: Int? = nil
+    /// Threads for the solver (the result is the same bytes for any count): all the machine's cores by default.
+    public var threads = ProcessInfo.processInfo.activeProcessorCount
 
     public init(foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
         self.foregroundThreshold = foregroundThreshold
@@ -38,10 +42,12 @@ public struct AlphaMatting: Sendable, Equatable {
         if let limit = maximumUnknownPixels {
             let unknown = trimap.unknownCount
             if unknown > limit {
-                throw ImageError(.tooLarge, "alpha matting: \(unknown) pixels of the mask are unsure, over the limit of \(limit) (the solver needs about 1 KB each)")
+                throw ImageError(.tooLarge, "alpha matting: \(unknown) pixels of the mask are unsure, over the limit of \(limit) (the solver needs about 400 bytes each)")
             }
         }
-        let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap)
+        var options = ClosedFormMatting.Options()
+        options.threads = threads
+        let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap, options: options)
         let foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha)
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
         for i in 0..<(photo.width * photo.height) {

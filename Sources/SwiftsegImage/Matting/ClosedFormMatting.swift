@@ -1,10 +1,16 @@
+import Foundation
+
 /// Closed-form alpha matting (Levin, Lischinski, Weiss 2008), as pymatting's `estimate_alpha_cf` computes it:
 /// the matting Laplacian over 3×3 windows with ε = 1e-7, the linear system over the unknown pixels only
-/// (L_UU α_U = −L_UK α_K), solved by conjugate gradients to a relative residual of 1e-7 with an incomplete
-/// Cholesky preconditioner (drop tolerance 1e-4), then clipped to 0…1.
+/// (L_UU α_U = −L_UK α_K), solved by conjugate gradients to a relative residual of 1e-7, then clipped to 0…1.
+/// pymatting preconditions CG with an incomplete Cholesky factor (drop tolerance 1e-4); ours by default is a
+/// two-level one over 8×8 aggregates (``AggregationPreconditioner``), whose memory is linear in the band and whose
+/// iterations hardly grow with it, with the incomplete factor kept as the fallback.
 ///
 /// ```swift
 /// let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap)   // [Double], one per pixel
+/// var options = ClosedFormMatting.Options(); options.threads = 2          // the same bytes, sooner
+/// let solution = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
 /// ```
 ///
 /// The solution matches pymatting's to the solver's tolerance (the system is the same; the preconditioner is
@@ -14,34 +20,156 @@ public enum ClosedFormMatting {
         public var epsilon = 1e-7
         public var relativeTolerance = 1e-7
         public var maximumIterations = 10_000
+        public var preconditioner = Preconditioner.aggregation
+        /// Threads for the solver's passes over the band; the result is the same bytes for any count.
+        public var threads = 1
         /// Fill-in smaller than this in the incomplete Cholesky factor is dropped.
         public var dropTolerance = 1e-4
         public init() {}
+    }
+
+    public enum Preconditioner: Sendable {
+        /// Jacobi plus a coarse correction over 8×8 aggregates (``AggregationPreconditioner``): memory linear in
+        /// the band. Falls back to `.incompleteCholesky` if its coarse factor breaks down or CG does not converge.
+        case aggregation
+        /// An incomplete Cholesky factor of the whole system, as pymatting's `ichol` (memory ~3× the system's).
+        case incompleteCholesky
     }
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
-    /// The linear system over the unknown pixels, as a CSR matrix (rows and columns in raster order of the
-    /// unknown pixels), and its right-hand side.
+    /// The linear system over the unknown pixels (rows and columns in raster order of the unknown pixels) and
+    /// its right-hand side. A row couples an unknown to the unknowns of its 5×5 neighbourhood, so the matrix is
+    /// stored as 25 coefficients per row (0 where the neighbour is known or off the image), and the product
+    /// reads its vector from the photo's grid (padded by 2 all round, 0 off the unknowns): no column indices,
+    /// 2/3 of a compressed-row matrix's bytes (at 12 MP, 565 against 847 MB), and the 25 reads of a row are
+    /// five runs of five neighbours in memory.
     public struct System {
+        public let width: Int
+        public let height: Int
         public let unknown: [Int]           // pixel index of each unknown
-        public let rowStart: [Int]
-        public let columns: [Int32]
-        public let values: [Double]
         public let rhs: [Double]
+        /// 25 per unknown, slot (dy + 2) · 5 + (dx + 2).
+        let stencil: [Double]
+        /// Each unknown's index in the padded grid, (y + 2) · (width + 4) + x + 2.
+        let gridIndex: [Int32]
+        /// The padded grid: the unknown index at each pixel, or `unknown.count` for a known or off-image one.
+        let neighbours: [Int32]
+
+        var paddedWidth: Int { width + 4 }
+        var gridCount: Int { (width + 4) * (height + 4) }
+        /// The grid offset of stencil slot k = (dy + 2) · 5 + (dx + 2).
+        var slotOffsets: [Int] { (-2...2).flatMap { dy in (-2...2).map { dx in dy * paddedWidth + dx } } }
+
+        /// Row `row`'s non-zero entries (column, value), columns ascending.
+        public func entries(ofRow row: Int) -> [(column: Int, value: Double)] {
+            let base = Int(gridIndex[row]), offsets = slotOffsets
+            return (0..<25).compactMap { k in
+                let j = Int(neighbours[base + offsets[k]]), v = stencil[25 * row + k]
+                return j < unknown.count && v != 0 ? (j, v) : nil
+            }
+        }
+
+        /// A x, through the solver's own product (x on the grid; one thread). For tests and readers.
+        public func multiply(_ x: [Double]) -> [Double] {
+            precondition(x.count == unknown.count)
+            var grid = [Double](repeating: 0, count: gridCount), y = [Double](repeating: 0, count: unknown.count)
+            for (k, g) in gridIndex.enumerated() { grid[Int(g)] = x[k] }
+            _ = grid.withUnsafeBufferPointer { g in
+                y.withUnsafeMutableBufferPointer { y in
+                    multiply(grid: g.baseAddress!, into: y.baseAddress!, chunks: RowChunks(count: unknown.count, threads: 1))
+                }
+            }
+            return y
+        }
+
+        /// The same matrix in compressed rows, for the incomplete Cholesky factor (the fallback).
+        func compressedRows() -> SparseMatrix {
+            var rowStart = [0], columns: [Int32] = [], values: [Double] = []
+            for row in 0..<unknown.count {
+                for (j, v) in entries(ofRow: row) { columns.append(Int32(j)); values.append(v) }
+                rowStart.append(columns.count)
+            }
+            return SparseMatrix(rows: unknown.count, rowStart: rowStart, columns: columns, values: values)
+        }
+
+        /// y = A x, returning xᵀ y, with x on the padded grid (``gridIndex``; 0 everywhere else). The solver's hot
+        /// loop: raw pointers, each row summed over its 25 slots in one fixed order.
+        func multiply(grid x: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
+            let w = paddedWidth
+            return stencil.withUnsafeBufferPointer { stencil in
+                gridIndex.withUnsafeBufferPointer { gridIndex in
+                    chunks.sum { rows in
+                        var dot = 0.0
+                        for row in rows {
+                            let c = x + Int(gridIndex[row])
+                            let a = stencil.baseAddress! + 25 * row
+                            // one partial sum per stencil row: five short chains of dependent adds, not one of 25
+                            var sums = (0.0, 0.0, 0.0, 0.0, 0.0)
+                            for dx in -2...2 {
+                                sums.0 += a[dx + 2] * c[dx - 2 * w]
+                                sums.1 += a[dx + 7] * c[dx - w]
+                                sums.2 += a[dx + 12] * c[dx]
+                                sums.3 += a[dx + 17] * c[dx + w]
+                                sums.4 += a[dx + 22] * c[dx + 2 * w]
+                            }
+                            let sum = ((sums.0 + sums.1) + (sums.2 + sums.3)) + sums.4
+                            y[row] = sum
+                            dot += c[0] * sum
+                        }
+                        return dot
+                    }
+                }
+            }
+        }
+    }
+
+    /// What ``solve(rgb:trimap:options:)`` found.
+    public struct Solution: Sendable {
+        /// α for every pixel: the trimap's known values, and the solved ones in between, clipped to 0…1.
+        public let alpha: [Double]
+        /// CG iterations to the tolerance (0 when there is nothing to solve).
+        public let iterations: Int
+        /// The preconditioner that reached it (`.incompleteCholesky` after a fallback).
+        public let preconditioner: Preconditioner
+        /// With `.aggregation`: the coarse system's unknowns (from 8,192 its factor is solved in two parts).
+        public let coarseUnknowns: Int
     }
 
     /// α for every pixel: the trimap's known values, and the solved ones in between.
     public static func alpha(rgb image: Image, trimap: Trimap, options: Options = Options()) throws -> [Double] {
-        let system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon)
+        try solve(rgb: image, trimap: trimap, options: options).alpha
+    }
+
+    public static func solve(rgb image: Image, trimap: Trimap, options: Options = Options()) throws -> Solution {
+        let system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, threads: options.threads)
         var alpha = trimap.labels.map { $0 == Trimap.foreground ? 1.0 : $0 == Trimap.background ? 0.0 : Double($0) / 255 }
-        guard !system.unknown.isEmpty else { return alpha }
-        let factor = try IncompleteCholesky(system, dropTolerance: options.dropTolerance)
-        let x = try conjugateGradients(system, preconditioner: factor, options: options)
-        for (k, pixel) in system.unknown.enumerated() { alpha[pixel] = min(1, max(0, x[k])) }
-        return alpha
+        guard !system.unknown.isEmpty else {
+            return Solution(alpha: alpha, iterations: 0, preconditioner: options.preconditioner, coarseUnknowns: 0)
+        }
+        var solved: (x: [Double], iterations: Int)? = nil
+        var used = options.preconditioner, coarseUnknowns = 0
+        if options.preconditioner == .aggregation {
+            // A breakdown of the coarse factor or of CG leaves the incomplete factor of the whole system to try.
+            // It needs 120–200 iterations on photos from 0.1 to 12 MP; 10× that means something is wrong.
+            var bounded = options
+            bounded.maximumIterations = min(options.maximumIterations, 2_000)
+            if let twoLevel = try? AggregationPreconditioner(system, rgb: image) {
+                solved = try? conjugateGradients(system, preconditioner: twoLevel, options: bounded)
+                coarseUnknowns = twoLevel.coarseCount
+            }
+        }
+        if solved == nil {
+            used = .incompleteCholesky
+            coarseUnknowns = 0
+            solved = try conjugateGradients(
+                system, preconditioner: IncompleteCholesky(system.compressedRows(), dropTolerance: options.dropTolerance),
+                options: options)
+        }
+        for (k, pixel) in system.unknown.enumerated() { alpha[pixel] = min(1, max(0, solved!.x[k])) }
+        return Solution(alpha: alpha, iterations: solved!.iterations, preconditioner: used, coarseUnknowns: coarseUnknowns)
     }
 
     /// The pixel values as pymatting reads them, v / 255, RGB (gray repeated, alpha ignored), indexed as a
@@ -72,7 +200,7 @@ public enum ClosedFormMatting {
     /// δ_ij − (1 + (I_i − μ)ᵀ (Σ + ε/9 · 1)⁻¹ (I_j − μ)) / 9; windows with no unknown pixel add nothing to either.
     /// Each unknown's row is gathered from the windows that contain it (up to nine), into 25 slots for its 5×5
     /// neighbourhood.
-    public static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double) -> System {
+    public static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, threads: Int = 1) -> System {
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
@@ -82,83 +210,108 @@ public enum ClosedFormMatting {
             unknownIndex[p] = Int32(unknown.count)
             unknown.append(p)
         }
-        // Window statistics for every interior centre with an unknown pixel in its 3×3.
+        // Window statistics for every interior centre with an unknown pixel in its 3×3: numbered in one pass,
+        // then computed, like the rows after them, in parallel chunks (each writes only its own entries).
         var windowIndex = [Int32](repeating: -1, count: w * h)
-        var means: [Double] = [], inverses: [Double] = []   // 3 and 6 (m00 m01 m02 m11 m12 m22) per window
+        var centres: [Int32] = []
         if w >= 3 && h >= 3 {
             for y in 1..<(h - 1) {
                 for x in 1..<(w - 1) {
                     var touches = false
                     for dy in -1...1 { for dx in -1...1 where unknownIndex[(y + dy) * w + x + dx] >= 0 { touches = true } }
                     guard touches else { continue }
-                    var m0 = 0.0, m1 = 0.0, m2 = 0.0
-                    for dy in -1...1 { for dx in -1...1 {
-                        let q = 3 * ((y + dy) * w + x + dx)
-                        m0 += I[q]; m1 += I[q + 1]; m2 += I[q + 2]
-                    } }
-                    m0 /= 9; m1 /= 9; m2 /= 9
-                    var a00 = epsilon, a01 = 0.0, a02 = 0.0, a11 = epsilon, a12 = 0.0, a22 = epsilon
-                    for dy in -1...1 {
-                        for dx in -1...1 {
-                            let q = 3 * ((y + dy) * w + x + dx)
-                            let c0 = I[q] - m0, c1 = I[q + 1] - m1, c2 = I[q + 2] - m2
-                            a00 += c0 * c0; a01 += c0 * c1; a02 += c0 * c2
-                            a11 += c1 * c1; a12 += c1 * c2; a22 += c2 * c2
-                        }
-                    }
-                    a00 /= 9; a01 /= 9; a02 /= 9; a11 /= 9; a12 /= 9; a22 /= 9
-                    let det = a00 * (a11 * a22 - a12 * a12) - a01 * (a01 * a22 - a12 * a02) + a02 * (a01 * a12 - a11 * a02)
-                    windowIndex[y * w + x] = Int32(means.count / 3)
-                    means.append(m0); means.append(m1); means.append(m2)
-                    inverses.append((a11 * a22 - a12 * a12) / det); inverses.append((a02 * a12 - a01 * a22) / det)
-                    inverses.append((a01 * a12 - a02 * a11) / det); inverses.append((a00 * a22 - a02 * a02) / det)
-                    inverses.append((a01 * a02 - a00 * a12) / det); inverses.append((a00 * a11 - a01 * a01) / det)
+                    windowIndex[y * w + x] = Int32(centres.count)
+                    centres.append(Int32(y * w + x))
                 }
             }
         }
-        var rowStart = [0], columns: [Int32] = [], values: [Double] = [], rhs = [Double](repeating: 0, count: unknown.count)
-        var slots = [Double](repeating: 0, count: 25)
-        for (row, p) in unknown.enumerated() {
-            let px = p % w, py = p / w
-            for k in 0..<25 { slots[k] = 0 }
-            for cy in (py - 1)...(py + 1) {
-                for cx in (px - 1)...(px + 1) {
-                    guard cx >= 1, cy >= 1, cx < w - 1, cy < h - 1 else { continue }
-                    let win = Int(windowIndex[cy * w + cx])
-                    guard win >= 0 else { continue }
-                    let mu = (means[3 * win], means[3 * win + 1], means[3 * win + 2])
-                    let v = 6 * win
-                    let ci = (I[3 * p] - mu.0, I[3 * p + 1] - mu.1, I[3 * p + 2] - mu.2)
-                    let u0 = inverses[v] * ci.0 + inverses[v + 1] * ci.1 + inverses[v + 2] * ci.2
-                    let u1 = inverses[v + 1] * ci.0 + inverses[v + 3] * ci.1 + inverses[v + 4] * ci.2
-                    let u2 = inverses[v + 2] * ci.0 + inverses[v + 4] * ci.1 + inverses[v + 5] * ci.2
-                    for jy in (cy - 1)...(cy + 1) {
-                        for jx in (cx - 1)...(cx + 1) {
-                            let q = 3 * (jy * w + jx)
-                            let t = u0 * (I[q] - mu.0) + u1 * (I[q + 1] - mu.1) + u2 * (I[q + 2] - mu.2)
-                            let value = (jy * w + jx == p ? 1.0 : 0.0) - (1 + t) / 9
-                            slots[(jy - py + 2) * 5 + (jx - px + 2)] += value
+        var means = [Double](repeating: 0, count: 3 * centres.count)       // per window: μ
+        var inverses = [Double](repeating: 0, count: 6 * centres.count)    // (Σ + ε/9)⁻¹: m00 m01 m02 m11 m12 m22
+        means.withUnsafeMutableBufferPointer { means in
+            inverses.withUnsafeMutableBufferPointer { inverses in
+                RowChunks(count: centres.count, threads: threads).forEach { windows in
+                    for win in windows {
+                        let centre = Int(centres[win])
+                        var m0 = 0.0, m1 = 0.0, m2 = 0.0
+                        for dy in -1...1 { for dx in -1...1 {
+                            let q = 3 * (centre + dy * w + dx)
+                            m0 += I[q]; m1 += I[q + 1]; m2 += I[q + 2]
+                        } }
+                        m0 /= 9; m1 /= 9; m2 /= 9
+                        var a00 = epsilon, a01 = 0.0, a02 = 0.0, a11 = epsilon, a12 = 0.0, a22 = epsilon
+                        for dy in -1...1 {
+                            for dx in -1...1 {
+                                let q = 3 * (centre + dy * w + dx)
+                                let c0 = I[q] - m0, c1 = I[q + 1] - m1, c2 = I[q + 2] - m2
+                                a00 += c0 * c0; a01 += c0 * c1; a02 += c0 * c2
+                                a11 += c1 * c1; a12 += c1 * c2; a22 += c2 * c2
+                            }
+                        }
+                        a00 /= 9; a01 /= 9; a02 /= 9; a11 /= 9; a12 /= 9; a22 /= 9
+                        let det = a00 * (a11 * a22 - a12 * a12) - a01 * (a01 * a22 - a12 * a02) + a02 * (a01 * a12 - a11 * a02)
+                        means[3 * win] = m0; means[3 * win + 1] = m1; means[3 * win + 2] = m2
+                        inverses[6 * win] = (a11 * a22 - a12 * a12) / det; inverses[6 * win + 1] = (a02 * a12 - a01 * a22) / det
+                        inverses[6 * win + 2] = (a01 * a12 - a02 * a11) / det; inverses[6 * win + 3] = (a00 * a22 - a02 * a02) / det
+                        inverses[6 * win + 4] = (a01 * a02 - a00 * a12) / det; inverses[6 * win + 5] = (a00 * a11 - a01 * a01) / det
+                    }
+                }
+            }
+        }
+        centres = []
+        let paddedWidth = w + 4
+        var neighbours = [Int32](repeating: Int32(unknown.count), count: paddedWidth * (h + 4))
+        let gridIndex = unknown.map { Int32(($0 / w + 2) * paddedWidth + $0 % w + 2) }
+        for k in unknown.indices { neighbours[Int(gridIndex[k])] = Int32(k) }
+        var stencil = [Double](repeating: 0, count: 25 * unknown.count)
+        var rhs = [Double](repeating: 0, count: unknown.count)
+        stencil.withUnsafeMutableBufferPointer { stencil in
+            rhs.withUnsafeMutableBufferPointer { rhs in
+                RowChunks(count: unknown.count, threads: threads).forEach { rows in
+                    var slots = (0..<25).map { _ in 0.0 }
+                    for row in rows {
+                        let p = unknown[row]
+                        let px = p % w, py = p / w
+                        for k in 0..<25 { slots[k] = 0 }
+                        for cy in (py - 1)...(py + 1) {
+                            for cx in (px - 1)...(px + 1) {
+                                guard cx >= 1, cy >= 1, cx < w - 1, cy < h - 1 else { continue }
+                                let win = Int(windowIndex[cy * w + cx])
+                                guard win >= 0 else { continue }
+                                let mu = (means[3 * win], means[3 * win + 1], means[3 * win + 2])
+                                let v = 6 * win
+                                let ci = (I[3 * p] - mu.0, I[3 * p + 1] - mu.1, I[3 * p + 2] - mu.2)
+                                let u0 = inverses[v] * ci.0 + inverses[v + 1] * ci.1 + inverses[v + 2] * ci.2
+                                let u1 = inverses[v + 1] * ci.0 + inverses[v + 3] * ci.1 + inverses[v + 4] * ci.2
+                                let u2 = inverses[v + 2] * ci.0 + inverses[v + 4] * ci.1 + inverses[v + 5] * ci.2
+                                for jy in (cy - 1)...(cy + 1) {
+                                    for jx in (cx - 1)...(cx + 1) {
+                                        let q = 3 * (jy * w + jx)
+                                        let t = u0 * (I[q] - mu.0) + u1 * (I[q + 1] - mu.1) + u2 * (I[q + 2] - mu.2)
+                                        let value = (jy * w + jx == p ? 1.0 : 0.0) - (1 + t) / 9
+                                        slots[(jy - py + 2) * 5 + (jx - px + 2)] += value
+                                    }
+                                }
+                            }
+                        }
+                        for dy in -2...2 {
+                            for dx in -2...2 {
+                                let v = slots[(dy + 2) * 5 + dx + 2]
+                                let jx = px + dx, jy = py + dy
+                                guard v != 0, jx >= 0, jy >= 0, jx < w, jy < h else { continue }
+                                let j = jy * w + jx
+                                if unknownIndex[j] >= 0 {
+                                    stencil[25 * row + (dy + 2) * 5 + dx + 2] = v
+                                } else if labels[j] == Trimap.foreground {
+                                    rhs[row] -= v
+                                }
+                            }
                         }
                     }
                 }
             }
-            for dy in -2...2 {
-                for dx in -2...2 {
-                    let v = slots[(dy + 2) * 5 + dx + 2]
-                    let jx = px + dx, jy = py + dy
-                    guard v != 0, jx >= 0, jy >= 0, jx < w, jy < h else { continue }
-                    let j = jy * w + jx
-                    if unknownIndex[j] >= 0 {
-                        columns.append(unknownIndex[j])
-                        values.append(v)
-                    } else if labels[j] == Trimap.foreground {
-                        rhs[row] -= v
-                    }
-                }
-            }
-            rowStart.append(columns.count)
         }
-        return System(unknown: unknown, rowStart: rowStart, columns: columns, values: values, rhs: rhs)
+        return System(width: w, height: h, unknown: unknown, rhs: rhs, stencil: stencil, gridIndex: gridIndex,
+                      neighbours: neighbours)
     }
 
     /// The plain reference: the whole matting Laplacian as a dense matrix, each 3×3 window's 9×9 block added
@@ -199,170 +352,52 @@ public enum ClosedFormMatting {
         return L
     }
 
-    static func multiply(_ s: System, _ x: [Double], into y: inout [Double]) {
-        for row in 0..<s.unknown.count {
-            var sum = 0.0
-            for k in s.rowStart[row]..<s.rowStart[row + 1] { sum += s.values[k] * x[Int(s.columns[k])] }
-            y[row] = sum
-        }
-    }
-
     /// Preconditioned conjugate gradients from x = 0, stopping at ‖r‖ < tolerance · ‖b‖ (pymatting's rule).
-    static func conjugateGradients(_ s: System, preconditioner: IncompleteCholesky, options: Options) throws -> [Double] {
+    /// Throws if the preconditioner turns out indefinite (rᵀz ≤ 0) or CG does not converge. The vectors are
+    /// worked on in fixed chunks of rows (``RowChunks``): the same bytes on any number of threads.
+    static func conjugateGradients(_ s: System, preconditioner: some MattingPreconditioner,
+                                   options: Options) throws -> (x: [Double], iterations: Int) {
         let n = s.unknown.count
-        let b = s.rhs
-        func dot(_ a: [Double], _ c: [Double]) -> Double { var t = 0.0; for i in 0..<n { t += a[i] * c[i] }; return t }
-        let normB = dot(b, b).squareRoot()
-        var x = [Double](repeating: 0, count: n)
-        if normB == 0 { return x }
-        var r = b
-        var z = [Double](repeating: 0, count: n)
-        preconditioner.solve(r, into: &z)
-        var p = z
-        var rz = dot(r, z)
-        var q = [Double](repeating: 0, count: n)
-        for _ in 0..<options.maximumIterations {
-            multiply(s, p, into: &q)
-            let step = rz / dot(p, q)
-            for i in 0..<n { x[i] += step * p[i]; r[i] -= step * q[i] }
-            if dot(r, r).squareRoot() < options.relativeTolerance * normB { return x }
-            preconditioner.solve(r, into: &z)
-            let next = dot(r, z)
-            let beta = next / rz
-            rz = next
-            for i in 0..<n { p[i] = z[i] + beta * p[i] }
-        }
-        throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
-    }
-}
-
-/// An incomplete Cholesky factor L (A ≈ L Lᵀ) with a drop tolerance, computed column by column (left-looking:
-/// each column j takes the updates of the earlier columns that have an entry in row j, found through linked
-/// lists of columns by their next row); a breakdown (a non-positive pivot) retries with a shifted diagonal.
-/// Entries are kept as Float (computed in Double): the factor is the solver's largest allocation, and a
-/// preconditioner's rounding changes only how fast CG converges, not what it converges to.
-struct IncompleteCholesky {
-    let n: Int
-    var columnStart: [Int] = [0]
-    var rows: [Int32] = []
-    var values: [Float] = []
-
-    init(_ s: ClosedFormMatting.System, dropTolerance: Double) throws {
-        n = s.unknown.count
-        for shift in [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1, 10, 100, 1e3, 1e4, 1e5] {
-            if factor(s, dropTolerance: dropTolerance, shift: shift) { return }
-        }
-        throw ClosedFormMatting.Failure(description: "alpha matting: the incomplete Cholesky factorisation broke down")
-    }
-
-    /// Returns false on a breakdown.
-    private mutating func factor(_ s: ClosedFormMatting.System, dropTolerance: Double, shift: Double) -> Bool {
-        // Locals (not self's properties) and raw pointers in the update loop: the factor's arrays grow as
-        // columns finish, and the loop reads them ~fill² times per column.
-        var columnStart = [0], rows: [Int32] = [], values: [Float] = []
-        rows.reserveCapacity(s.values.count * 2); values.reserveCapacity(s.values.count * 2)
-        var dense = [Double](repeating: 0, count: n)     // column j being built
-        var marked = [Bool](repeating: false, count: n)
-        var pattern: [Int] = []
-        var next = [Int](repeating: 0, count: n)          // per finished column k: index of its next entry to use
-        var head = [Int](repeating: -1, count: n)         // columns whose next entry is in row j (linked list)
-        var link = [Int](repeating: -1, count: n)
-        for j in 0..<n {
-            pattern.removeAll(keepingCapacity: true)
-            var diagonal = shift
-            for k in s.rowStart[j]..<s.rowStart[j + 1] {  // A's column j below the diagonal = its row j (symmetric)
-                let i = Int(s.columns[k])
-                if i == j { diagonal += s.values[k] }
-                else if i > j {
-                    dense[i] += s.values[k]
-                    if !marked[i] { marked[i] = true; pattern.append(i) }
-                }
-            }
-            var k = head[j]
-            rows.withUnsafeBufferPointer { r in
-                values.withUnsafeBufferPointer { v in
-                    dense.withUnsafeMutableBufferPointer { d in
-                        marked.withUnsafeMutableBufferPointer { m in
-                            while k != -1 {
-                                let following = link[k]
-                                let start = next[k]
-                                let ljk = Double(v[start])
-                                diagonal -= ljk * ljk
-                                let end = columnStart[k + 1]
-                                var e = start + 1
-                                while e < end {
-                                    let i = Int(r[e])
-                                    d[i] -= Double(v[e]) * ljk
-                                    if !m[i] { m[i] = true; pattern.append(i) }
-                                    e += 1
-                                }
-                                if start + 1 < end {  // column k moves on to its next row
-                                    next[k] = start + 1
-                                    let row = Int(r[start + 1])
-                                    link[k] = head[row]
-                                    head[row] = k
-                                }
-                                k = following
-                            }
-                        }
+        let A = s
+        let chunks = RowChunks(count: n, threads: options.threads)
+        var solution = [Double](repeating: 0, count: n), iterations = 0
+        let work = UnsafeMutableBufferPointer<Double>.allocate(capacity: 3 * n + s.gridCount)
+        defer { work.deallocate() }
+        // p, the product's input, lives on the padded grid (``System/multiply(grid:into:chunks:)``)
+        let r = work.baseAddress!, z = r + n, q = z + n, grid = q + n
+        grid.initialize(repeating: 0, count: s.gridCount)
+        s.rhs.withUnsafeBufferPointer { b in r.update(from: b.baseAddress!, count: n) }
+        let normB = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * r[i] }; return t }.squareRoot()
+        if normB == 0 { return (solution, 0) }
+        try solution.withUnsafeMutableBufferPointer { solution in
+            try s.gridIndex.withUnsafeBufferPointer { at in
+                let x = solution.baseAddress!
+                preconditioner.solve(r, into: z, chunks: chunks)
+                chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
+                var rz = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * z[i] }; return t }
+                for iteration in 0..<options.maximumIterations {
+                    let step = rz / A.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
+                    let rr = chunks.sum { rows in
+                        var t = 0.0
+                        for i in rows { x[i] += step * grid[Int(at[i])]; r[i] -= step * q[i]; t += r[i] * r[i] }
+                        return t
                     }
-                }
-            }
-            guard diagonal > 0 else { return false }
-            let pivot = diagonal.squareRoot()
-            rows.append(Int32(j)); values.append(Float(pivot))
-            pattern.sort()
-            for i in pattern {
-                let v = dense[i] / pivot
-                dense[i] = 0; marked[i] = false
-                if abs(v) >= dropTolerance { rows.append(Int32(i)); values.append(Float(v)) }
-            }
-            columnStart.append(rows.count)
-            let start = columnStart[j]
-            if start + 1 < columnStart[j + 1] {  // the first entry below the diagonal decides the list
-                next[j] = start + 1
-                let row = Int(rows[start + 1])
-                link[j] = head[row]
-                head[row] = j
-            }
-        }
-        self.columnStart = columnStart
-        self.rows = rows
-        self.values = values
-        return true
-    }
-
-    /// (L Lᵀ)⁻¹ r into `y`: forward substitution with L, then back substitution with Lᵀ. Runs once per CG
-    /// iteration over the whole factor, so on raw pointers: through the arrays, the bounds and uniqueness checks
-    /// of every `y[row] -= …` made it ~40 % of a 1-megapixel matting.
-    func solve(_ r: [Double], into y: inout [Double]) {
-        let n = self.n
-        columnStart.withUnsafeBufferPointer { columnStart in
-            rows.withUnsafeBufferPointer { rows in
-                values.withUnsafeBufferPointer { values in
-                    r.withUnsafeBufferPointer { r in
-                        y.withUnsafeMutableBufferPointer { y in
-                            for i in 0..<n { y[i] = r[i] }
-                            for j in 0..<n {
-                                let start = columnStart[j], end = columnStart[j + 1]
-                                y[j] /= Double(values[start])
-                                let yj = y[j]
-                                var e = start + 1
-                                while e < end { y[Int(rows[e])] -= Double(values[e]) * yj; e += 1 }
-                            }
-                            var j = n - 1
-                            while j >= 0 {
-                                let start = columnStart[j], end = columnStart[j + 1]
-                                var sum = y[j]
-                                var e = start + 1
-                                while e < end { sum -= Double(values[e]) * y[Int(rows[e])]; e += 1 }
-                                y[j] = sum / Double(values[start])
-                                j -= 1
-                            }
-                        }
+                    if rr.squareRoot() < options.relativeTolerance * normB {
+                        iterations = iteration + 1
+                        return
                     }
+                    preconditioner.solve(r, into: z, chunks: chunks)
+                    let next = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * z[i] }; return t }
+                    guard next > 0, next.isFinite else {
+                        throw Failure(description: "alpha matting: the preconditioner is not positive definite for this photo")
+                    }
+                    let beta = next / rz
+                    rz = next
+                    chunks.forEach { rows in for i in rows { let g = Int(at[i]); grid[g] = z[i] + beta * grid[g] } }
                 }
+                throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
             }
         }
+        return (solution, iterations)
     }
 }

@@ -1,0 +1,283 @@
+/// A symmetric sparse matrix in compressed rows (each row whole, both triangles): the coarse matrix, and the
+/// fine one when the solver falls back to an incomplete factor of it.
+struct SparseMatrix {
+    let rows: Int
+    let rowStart: [Int]
+    let columns: [Int32]
+    let values: [Double]
+}
+
+/// z ≈ A⁻¹ r for conjugate gradients. A fixed linear, symmetric positive definite map, so CG stays CG.
+protocol MattingPreconditioner {
+    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks)
+}
+
+/// A two-level preconditioner whose memory is linear in the unknown band: Jacobi (D⁻¹) on the unknowns plus a
+/// coarse correction over aggregates (the unknowns of each 8×8 block of pixels) spanned, per aggregate, by 1 and
+/// the pixels' R, G, B: the functions locally affine in colour that the matting Laplacian nearly annihilates
+/// (its near-null space, Levin et al. 2008), and so the errors Jacobi cannot reduce. Additive (two-level
+/// additive Schwarz):
+///
+///     z = D⁻¹ r + P A_c⁻¹ Pᵀ r,   A_c = Pᵀ A P,
+///
+/// with A_c⁻¹ applied through an incomplete Cholesky factor of the coarse matrix (~16× fewer unknowns). SPD
+/// for any SPD A, and one matrix product per CG iteration (the symmetric two-grid cycle needs half the
+/// iterations but three products each). The iterations hardly grow with the band (120–200 from 15 thousand to
+/// 2.8 million unknowns), where an incomplete factor of the whole system needs a shifted diagonal and ever more
+/// of them from one megapixel up (PERF.md "Alpha matting").
+final class AggregationPreconditioner: MattingPreconditioner {
+    let rows: Int
+    /// 1 / A_ii per unknown.
+    private let smoother: [Double]
+    /// Per unknown: its aggregate's first coarse unknown, and its four basis values (P's row; unused columns 0;
+    /// Float: P only shapes the preconditioner, and Pᵀ and P use the same rounded values).
+    private let coarseOffset: [Int32]
+    private let basis: [Float]
+    /// The unknowns of each aggregate (`members[memberStart[a]..<memberStart[a + 1]]`), its first coarse
+    /// unknown and its number of basis columns: Pᵀ r is summed aggregate by aggregate, so in parallel.
+    private let members: [Int32], memberStart: [Int32], aggregateOffset: [Int32], columnCount: [UInt8]
+    private let coarse: IncompleteCholesky
+    let coarseCount: Int
+    /// From this many coarse unknowns the coarse factor is ordered in two parts (below, two threads' hand-offs
+    /// cost more than they save).
+    static let twoPartCoarseUnknowns = 8192
+    // scratch, reused by every application (one CG solve at a time uses this instance)
+    private var coarseResidual: [Double], coarseCorrection: [Double]
+
+    init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4) throws {
+        precondition(blockSize >= 2, "the 5×5 stencil must reach no further than the neighbouring blocks")
+        let width = s.width
+        let n = s.unknown.count
+        rows = n
+        smoother = (0..<n).map { 1 / s.stencil[25 * $0 + 12] }   // slot 12: (0, 0)
+
+        // Aggregates: the unknowns of each blockSize × blockSize block, numbered in raster order of the blocks.
+        let blocksAcross = (width + blockSize - 1) / blockSize
+        let blocksDown = ((s.unknown.last ?? 0) / width) / blockSize + 1
+        var aggregateOfBlock = [Int32](repeating: -1, count: blocksAcross * blocksDown)
+        var aggregate = [Int32](repeating: 0, count: n)
+        var blockX: [Int32] = [], blockY: [Int32] = []
+        for (k, p) in s.unknown.enumerated() {
+            let bx = (p % width) / blockSize, by = (p / width) / blockSize
+            let block = by * blocksAcross + bx
+            if aggregateOfBlock[block] >= 0 { aggregate[k] = aggregateOfBlock[block]; continue }
+            let a = Int32(blockX.count)
+            aggregateOfBlock[block] = a
+            blockX.append(Int32(bx)); blockY.append(Int32(by))
+            aggregate[k] = a
+        }
+        let aggregates = blockX.count
+        // Renumbered in two parts and a separator: the aggregates above one block row, those below it, then that
+        // row's. The coarse stencil joins only neighbouring blocks, so the coarse factor has no entry between the
+        // parts and its triangular solves run them on two threads (``IncompleteCholesky/Parts``). The row
+        // splits the unknowns about in half.
+        var perBlockRow = [Int](repeating: 0, count: blocksDown)
+        for k in 0..<n { perBlockRow[Int(blockY[Int(aggregate[k])])] += 1 }
+        var separatorRow = -1, running = 0
+        for row in 0..<blocksDown {
+            running += perBlockRow[row]
+            if 2 * running >= n { separatorRow = row; break }
+        }
+        var part = [Int](repeating: 0, count: aggregates)   // 0 above, 1 below, 2 separator
+        for a in 0..<aggregates { part[a] = Int(blockY[a]) < separatorRow ? 0 : Int(blockY[a]) > separatorRow ? 1 : 2 }
+        var partCounts = [0, 0, 0]
+        for a in 0..<aggregates { partCounts[part[a]] += 1 }
+        var renumbered = [Int32](repeating: 0, count: aggregates)
+        var next = [0, partCounts[0], partCounts[0] + partCounts[1]]
+        for a in 0..<aggregates { renumbered[a] = Int32(next[part[a]]); next[part[a]] += 1 }
+        for k in 0..<n { aggregate[k] = renumbered[Int(aggregate[k])] }
+        var movedX = blockX, movedY = blockY
+        for a in 0..<aggregates { movedX[Int(renumbered[a])] = blockX[a]; movedY[Int(renumbered[a])] = blockY[a] }
+        blockX = movedX; blockY = movedY
+        // Per aggregate: the colour mean, then the Gram matrix of [1, R − R̄, G − Ḡ, B − B̄] over its unknowns.
+        let I = ClosedFormMatting.UnitRGB(image)
+        var sums = [Double](repeating: 0, count: aggregates * 4)
+        for (k, p) in s.unknown.enumerated() {
+            let a = Int(aggregate[k])
+            sums[4 * a] += 1
+            for c in 0..<3 { sums[4 * a + 1 + c] += I[3 * p + c] }
+        }
+        func features(_ k: Int) -> (Double, Double, Double, Double) {
+            let a = Int(aggregate[k]), p = s.unknown[k], m = sums[4 * a]
+            return (1, I[3 * p] - sums[4 * a + 1] / m, I[3 * p + 1] - sums[4 * a + 2] / m, I[3 * p + 2] - sums[4 * a + 3] / m)
+        }
+        var gram = [Double](repeating: 0, count: aggregates * 16)
+        for k in 0..<n {
+            let f = features(k), a = Int(aggregate[k])
+            let v = [f.0, f.1, f.2, f.3]
+            for r in 0..<4 { for c in 0..<4 { gram[16 * a + 4 * r + c] += v[r] * v[c] } }
+        }
+        // Orthonormal columns by a Cholesky factor of the Gram matrix (G = Rᵀ R, Q = F R⁻¹), dropping a colour
+        // column whose part independent of the earlier ones is below 1e-3 per pixel (a flat block): the kept
+        // columns' transform T = R⁻¹ (upper triangular), packed left.
+        var transform = [Double](repeating: 0, count: aggregates * 16)   // T[feature][kept column]
+        var kept = [Int](repeating: 0, count: aggregates)
+        for a in 0..<aggregates {
+            let g = Array(gram[(16 * a)..<(16 * a + 16)])
+            let m = g[0]
+            var R = [Double](repeating: 0, count: 16)   // R[kept][feature], rows of kept columns only
+            var columnsKept: [Int] = []
+            for f in 0..<4 {
+                var d = g[5 * f]
+                for (r, _) in columnsKept.enumerated() { d -= R[4 * r + f] * R[4 * r + f] }
+                guard d > 1e-6 * m else { continue }   // (1e-3)² · m
+                let r = columnsKept.count
+                let pivot = d.squareRoot()
+                R[4 * r + f] = pivot
+                for f2 in (f + 1)..<4 {
+                    var e = g[4 * f + f2]
+                    for r0 in 0..<r { e -= R[4 * r0 + f] * R[4 * r0 + f2] }
+                    R[4 * r + f2] = e / pivot
+                }
+                columnsKept.append(f)
+            }
+            // T = R⁻¹ restricted to the kept features: solve R T = I on the kept columns (back substitution).
+            let q = columnsKept.count
+            for c in stride(from: q - 1, through: 0, by: -1) {
+                // column c of T: T[f_c][c] = 1 / R[c][f_c]; rows above from R's upper part
+                var t = [Double](repeating: 0, count: 4)
+                t[columnsKept[c]] = 1 / R[4 * c + columnsKept[c]]
+                for r in stride(from: c - 1, through: 0, by: -1) {
+                    var sum = 0.0
+                    for r2 in (r + 1)...c { sum += R[4 * r + columnsKept[r2]] * t[columnsKept[r2]] }
+                    t[columnsKept[r]] = -sum / R[4 * r + columnsKept[r]]
+                }
+                for f in 0..<4 { transform[16 * a + 4 * f + c] = t[f] }
+            }
+            kept[a] = q
+        }
+        var offsets = [Int32](repeating: 0, count: aggregates + 1)
+        for a in 0..<aggregates { offsets[a + 1] = offsets[a] + Int32(kept[a]) }
+        coarseCount = Int(offsets[aggregates])
+        var basis = [Float](repeating: 0, count: n * 4)
+        var coarseOffset = [Int32](repeating: 0, count: n)
+        for k in 0..<n {
+            let f = features(k), a = Int(aggregate[k])
+            let v = [f.0, f.1, f.2, f.3]
+            for c in 0..<kept[a] {
+                var sum = 0.0
+                for r in 0..<4 { sum += v[r] * transform[16 * a + 4 * r + c] }
+                basis[4 * k + c] = Float(sum)
+            }
+            coarseOffset[k] = offsets[a]
+        }
+        self.basis = basis
+        self.coarseOffset = coarseOffset
+
+        // A_c = Pᵀ A P by 4×4 blocks between an aggregate and its eight neighbouring blocks (a 5×5 stencil does
+        // not reach further than one block of 8): for each row, A's entries summed per neighbour block first.
+        // Rows grouped by aggregate (a counting sort), so one aggregate's nine blocks are summed at a time.
+        var memberStart = [Int](repeating: 0, count: aggregates + 1)
+        for k in 0..<n { memberStart[Int(aggregate[k]) + 1] += 1 }
+        for a in 0..<aggregates { memberStart[a + 1] += memberStart[a] }
+        var members = [Int32](repeating: 0, count: n)   // kept: Pᵀ r runs through them
+        var fill = memberStart
+        for k in 0..<n { let a = Int(aggregate[k]); members[fill[a]] = Int32(k); fill[a] += 1 }
+        fill = []
+        var rowStart = [0], columns: [Int32] = [], values: [Double] = []
+        var blocks = [Double](repeating: 0, count: 9 * 16)
+        var neighbour = [Int](repeating: -1, count: 9)
+        var u = [Double](repeating: 0, count: 9 * 4)
+        var touched = [Bool](repeating: false, count: 9)
+        let slotOffsets = s.slotOffsets
+        for a in 0..<aggregates {
+            for k in 0..<(9 * 16) { blocks[k] = 0 }
+            for k in 0..<9 { neighbour[k] = -1 }
+            for m in memberStart[a]..<memberStart[a + 1] {
+                let i = Int(members[m])
+                for k in 0..<36 { u[k] = 0 }
+                for k in 0..<9 { touched[k] = false }
+                let base = Int(s.gridIndex[i])
+                for k in 0..<25 {
+                    let j = Int(s.neighbours[base + slotOffsets[k]]), v = s.stencil[25 * i + k]
+                    guard j < n, v != 0 else { continue }
+                    let b = Int(aggregate[j])
+                    let slot = Int(blockX[b] - blockX[a] + 1) + 3 * Int(blockY[b] - blockY[a] + 1)
+                    neighbour[slot] = b
+                    touched[slot] = true
+                    for c in 0..<4 { u[4 * slot + c] += v * Double(basis[4 * j + c]) }
+                }
+                for slot in 0..<9 where touched[slot] {
+                    for r in 0..<4 {
+                        let qr = Double(basis[4 * i + r])
+                        guard qr != 0 else { continue }
+                        for c in 0..<4 { blocks[slot * 16 + 4 * r + c] += qr * u[4 * slot + c] }
+                    }
+                }
+            }
+            for r in 0..<kept[a] {
+                for slot in 0..<9 {
+                    let b = neighbour[slot]
+                    guard b >= 0 else { continue }
+                    for c in 0..<kept[b] {
+                        let v = blocks[slot * 16 + 4 * r + c]
+                        guard v != 0 else { continue }
+                        columns.append(offsets[b] + Int32(c)); values.append(v)
+                    }
+                }
+                rowStart.append(columns.count)
+            }
+        }
+        self.members = members
+        self.memberStart = memberStart.map { Int32($0) }
+        aggregateOffset = offsets
+        columnCount = kept.map { UInt8($0) }
+        let partEnds = (Int(offsets[partCounts[0]]), Int(offsets[partCounts[0] + partCounts[1]]))
+        let parts = partCounts[0] > 0 && partCounts[1] > 0 && coarseCount >= Self.twoPartCoarseUnknowns
+            ? IncompleteCholesky.Parts(first: 0..<partEnds.0, second: partEnds.0..<partEnds.1, separator: partEnds.1..<coarseCount)
+            : nil
+        coarse = try IncompleteCholesky(SparseMatrix(rows: coarseCount, rowStart: rowStart, columns: columns, values: values),
+                                        dropTolerance: coarseDropTolerance, parts: parts)
+        coarseResidual = [Double](repeating: 0, count: coarseCount + 4)
+        coarseCorrection = [Double](repeating: 0, count: coarseCount + 4)
+    }
+
+    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) {
+        basis.withUnsafeBufferPointer { basis in
+            coarseOffset.withUnsafeBufferPointer { offset in
+                smoother.withUnsafeBufferPointer { smoother in
+                    coarseResidual.withUnsafeMutableBufferPointer { coarseResidual in
+                        let out = UnsafeSendable(coarseResidual)
+                        members.withUnsafeBufferPointer { members in
+                            memberStart.withUnsafeBufferPointer { start in
+                                RowChunks(count: columnCount.count, threads: chunks.threads).forEach { aggregates in
+                                    for a in aggregates {                // Pᵀ r, each aggregate's columns
+                                        var sums = (0.0, 0.0, 0.0, 0.0)
+                                        for m in Int(start[a])..<Int(start[a + 1]) {
+                                            let i = Int(members[m]), v = r[i]
+                                            sums.0 += Double(basis[4 * i]) * v
+                                            sums.1 += Double(basis[4 * i + 1]) * v
+                                            sums.2 += Double(basis[4 * i + 2]) * v
+                                            sums.3 += Double(basis[4 * i + 3]) * v
+                                        }
+                                        let o = Int(aggregateOffset[a]), count = Int(columnCount[a])
+                                        out.value[o] = sums.0
+                                        if count > 1 { out.value[o + 1] = sums.1 }
+                                        if count > 2 { out.value[o + 2] = sums.2 }
+                                        if count > 3 { out.value[o + 3] = sums.3 }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    coarseResidual.withUnsafeBufferPointer { coarseResidual in
+                        coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
+                            coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
+                                         threads: chunks.threads)
+                        }
+                    }
+                    coarseCorrection.withUnsafeBufferPointer { e in
+                        chunks.forEach { rows in                      // z = S r + P A_c⁻¹ Pᵀ r
+                            for i in rows {
+                                let o = Int(offset[i])
+                                var sum = smoother[i] * r[i]
+                                for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
+                                z[i] = sum
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
