@@ -49,49 +49,65 @@ public enum ForegroundEstimation {
         for level in 0...max(levels, 0) {
             let w = levels == 0 ? w0 : Int(pow(Double(w0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
             let h = levels == 0 ? h0 : Int(pow(Double(h0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
-            let image = resized(rgb, w0, h0, 3, w, h)
-            let alpha = resized(alpha0, w0, h0, 1, w, h)
+            // at full size the photo and alpha are their own nearest-neighbour resizing: no copies
+            let image = w == w0 && h == h0 ? rgb : resized(rgb, w0, h0, 3, w, h)
+            let alpha = w == w0 && h == h0 ? alpha0 : resized(alpha0, w0, h0, 1, w, h)
             F = resized(fPrev, wPrev, hPrev, 3, w, h)
             B = resized(bPrev, wPrev, hPrev, 3, w, h)
             let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
-            for _ in 0..<iterations {
-                for y in 0..<h {
-                    for x in 0..<w {
-                        let p = y * w + x
-                        let a0 = alpha[p]
-                        let a1 = 1.0 - Double(a0)
-                        var a00 = a0 * a0
-                        let a01 = Double(a0) * a1
-                        var a11 = a1 * a1
-                        var f0 = a0 * image[3 * p], f1 = a0 * image[3 * p + 1], f2 = a0 * image[3 * p + 2]
-                        var g0 = Float(a1 * Double(image[3 * p])), g1 = Float(a1 * Double(image[3 * p + 1]))
-                        var g2 = Float(a1 * Double(image[3 * p + 2]))
-                        // the four neighbours, clamped at the border: left, right, up, down (pymatting's order)
-                        for d in 0..<4 {
-                            let x2 = d == 0 ? max(0, x - 1) : d == 1 ? min(w - 1, x + 1) : x
-                            let y2 = d == 2 ? max(0, y - 1) : d == 3 ? min(h - 1, y + 1) : y
-                            let q = y2 * w + x2
-                            let da = regularization + gradientWeight * abs(a0 - alpha[q])
-                            a00 += da
-                            a11 += Double(da)
-                            f0 += da * F[3 * q]; f1 += da * F[3 * q + 1]; f2 += da * F[3 * q + 2]
-                            g0 += da * B[3 * q]; g1 += da * B[3 * q + 1]; g2 += da * B[3 * q + 2]
+            image.withUnsafeBufferPointer { image in
+                alpha.withUnsafeBufferPointer { alpha in
+                    F.withUnsafeMutableBufferPointer { F in
+                        B.withUnsafeMutableBufferPointer { B in
+                            for _ in 0..<iterations {
+                                sweep(image: image, alpha: alpha, F: F, B: B, width: w, height: h,
+                                      regularization: regularization, gradientWeight: gradientWeight)
+                            }
                         }
-                        let determinant = Double(a00) * a11 - a01 * a01
-                        let inverse = 1.0 / determinant
-                        let m00 = inverse * a11, m01 = inverse * -a01, m11 = inverse * Double(a00)
-                        func store(_ k: Int, _ first: Float, _ second: Float) {
-                            let f = m00 * Double(first) + m01 * Double(second)
-                            let b = m01 * Double(first) + m11 * Double(second)
-                            F[3 * p + k] = Float(max(0, min(1, f)))
-                            B[3 * p + k] = Float(max(0, min(1, b)))
-                        }
-                        store(0, f0, g0); store(1, f1, g1); store(2, f2, g2)
                     }
                 }
             }
             fPrev = F; bPrev = B; wPrev = w; hPrev = h
         }
         return F
+    }
+
+    /// One in-place raster sweep: per pixel, the 2×2 least-squares solve for its foreground and background
+    /// colours given its neighbours' (left, right, up, down, clamped at the border; pymatting's order), with
+    /// pymatting's mix of Float and Double arithmetic. On raw pointers: the sweeps are the whole estimate.
+    private static func sweep(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
+                              F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
+                              width w: Int, height h: Int, regularization: Float, gradientWeight: Float) {
+        for y in 0..<h {
+            for x in 0..<w {
+                let p = y * w + x
+                let a0 = alpha[p]
+                let a1 = 1.0 - Double(a0)
+                var a00 = a0 * a0
+                let a01 = Double(a0) * a1
+                var a11 = a1 * a1
+                var f0 = a0 * image[3 * p], f1 = a0 * image[3 * p + 1], f2 = a0 * image[3 * p + 2]
+                var g0 = Float(a1 * Double(image[3 * p])), g1 = Float(a1 * Double(image[3 * p + 1]))
+                var g2 = Float(a1 * Double(image[3 * p + 2]))
+                let neighbours = (y * w + max(0, x - 1), y * w + min(w - 1, x + 1),
+                                  max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x)
+                for q in [neighbours.0, neighbours.1, neighbours.2, neighbours.3] {
+                    let da = regularization + gradientWeight * abs(a0 - alpha[q])
+                    a00 += da
+                    a11 += Double(da)
+                    f0 += da * F[3 * q]; f1 += da * F[3 * q + 1]; f2 += da * F[3 * q + 2]
+                    g0 += da * B[3 * q]; g1 += da * B[3 * q + 1]; g2 += da * B[3 * q + 2]
+                }
+                let determinant = Double(a00) * a11 - a01 * a01
+                let inverse = 1.0 / determinant
+                let m00 = inverse * a11, m01 = inverse * -a01, m11 = inverse * Double(a00)
+                for (k, first, second) in [(0, f0, g0), (1, f1, g1), (2, f2, g2)] {
+                    let f = m00 * Double(first) + m01 * Double(second)
+                    let b = m01 * Double(first) + m11 * Double(second)
+                    F[3 * p + k] = Float(max(0, min(1, f)))
+                    B[3 * p + k] = Float(max(0, min(1, b)))
+                }
+            }
+        }
     }
 }
