@@ -28,7 +28,7 @@ enum ServeCommand {
                        help: "Largest request body in MiB (64); a larger declared body gets 413 before it\nis read."),
             BatchOptions.maxPixels,
             OptionSpec(names: ["--max-matting-pixels"], valueName: "N",
-                       help: "Refuse alpha matting (413) when more than N pixels of the mask are unsure\n(500000: about 0.2 GB and 2 s for the solver; 0 = no limit)."),
+                       help: "Refuse alpha matting (413) when more than N pixels of the mask are unsure\n(1000000: about 0.4 GB and 4 s for the solver; 0 = no limit)."),
             OptionSpec(names: ["--request-timeout"], valueName: "S",
                        help: "Seconds a request may wait for a lane before 503 (60; 0 = no limit)."),
             OptionSpec(names: ["--idle-timeout"], valueName: "S",
