@@ -153,6 +153,59 @@ final class MattingTests: XCTestCase {
         XCTAssertLessThan(differences.max()!, 1.0 / 255)
     }
 
+    /// Bands of every shape over several 8×8 aggregates, on noise and on smooth gradients (flat blocks, whose
+    /// colour columns the coarse space drops): the default solver against a dense solve of the same system.
+    func testTheAggregationSolverOnOddBandsReachesTheDenseSolution() throws {
+        var state: UInt64 = 99
+        func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }
+        for trial in 0..<12 {
+            let w = 6 + next() % 19, h = 5 + next() % 17
+            var pixels = [UInt8](repeating: 0, count: w * h * 3)
+            for y in 0..<h { for x in 0..<w { for k in 0..<3 {
+                let smooth = (x * 9 + y * 5 + k * 40) % 256
+                pixels[(y * w + x) * 3 + k] = UInt8(trial % 3 == 0 ? smooth : (trial % 3 == 1 ? next() % 256 : (smooth + next() % 9) % 256))
+            } } }
+            var labels = [UInt8](repeating: Trimap.unknown, count: w * h)
+            let shape = trial % 4
+            for y in 0..<h {
+                for x in 0..<w {
+                    switch shape {
+                    case 0: labels[y * w + x] = x < w / 3 ? Trimap.background : x > w - 3 ? Trimap.foreground : Trimap.unknown
+                    case 1: labels[y * w + x] = x == w / 2 ? Trimap.unknown : (x < w / 2 ? Trimap.background : Trimap.foreground)
+                    case 2: labels[y * w + x] = (x + y) % 7 == 0 ? Trimap.foreground : (x * y) % 11 == 1 ? Trimap.background : Trimap.unknown
+                    default: labels[y * w + x] = y == 0 ? Trimap.background : y == h - 1 ? Trimap.foreground : Trimap.unknown
+                    }
+                }
+            }
+            let image = Image(width: w, height: h, channels: 3, pixels: pixels)
+            let trimap = Trimap(width: w, height: h, labels: labels)
+            let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
+            let n = s.unknown.count
+            var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
+            for row in 0..<n {
+                for (column, value) in s.entries(ofRow: row) { a[row][column] = value }
+                a[row][n] = s.rhs[row]
+            }
+            for c in 0..<n {
+                let pivot = (c..<n).max { abs(a[$0][c]) < abs(a[$1][c]) }!
+                a.swapAt(c, pivot)
+                for r in (c + 1)..<max(c + 1, n) where a[r][c] != 0 {
+                    let f = a[r][c] / a[c][c]
+                    for k in c...n { a[r][k] -= f * a[c][k] }
+                }
+            }
+            var x = [Double](repeating: 0, count: n)
+            for r in stride(from: n - 1, through: 0, by: -1) {
+                x[r] = (a[r][n] - ((r + 1)..<max(r + 1, n)).map { a[r][$0] * x[$0] }.reduce(0, +)) / a[r][r]
+            }
+            let solution = try ClosedFormMatting.solve(rgb: image, trimap: trimap)
+            XCTAssertEqual(solution.preconditioner, .aggregation, "trial \(trial): no fallback")
+            var worst = 0.0
+            for (k, p) in s.unknown.enumerated() { worst = max(worst, abs(solution.alpha[p] - min(1, max(0, x[k])))) }
+            XCTAssertLessThan(worst, 1e-5, "trial \(trial) (\(w)×\(h), band shape \(shape), \(n) unknowns)")
+        }
+    }
+
     func testTheSolverReachesTheDenseSolution() throws {
         for seed in [4, 5] as [UInt64] {
             let (image, trimap) = smallCase(seed: seed)
