@@ -51,6 +51,18 @@ final class ReadmeExamplesTests: XCTestCase {
         XCTAssertTrue(d0.values.allSatisfy { (0...1).contains($0) })
     }
 
+    /// The README's alpha-matting example: rembg's settings, two threads, the plain cutout as the fallback.
+    func testAlphaMattingExample() throws {
+        let segmenter = try Segmenter()
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/rocket.jpg"))
+        let mask = segmenter.foregroundMask(for: photo)
+        var matting = AlphaMatting(foregroundThreshold: 240, backgroundThreshold: 10, erodeSize: 10)   // rembg's defaults
+        matting.threads = 2
+        let matted = try matting.cutout(photo, mask: mask.image) ?? segmenter.cutout(photo, mask: mask)
+        XCTAssertEqual([matted.width, matted.height, matted.channels], [photo.width, photo.height, 4])
+        XCTAssertNotNil(try matting.cutout(photo, mask: mask.image), "the rocket's mask has sure regions of both kinds")
+    }
+
     func testClassification() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("photos/coffee.png"))
         let classifier = try Classifier()
