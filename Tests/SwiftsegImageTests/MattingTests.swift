@@ -206,6 +206,27 @@ final class MattingTests: XCTestCase {
         }
     }
 
+    /// Mattings started at once from Dispatch's threads (as a folder's lanes and a server's requests run): each
+    /// runs on its own solver threads, those on all the cores one at a time, and all give the bytes of one alone.
+    func testMattingsAtOnceGiveTheBytesOfOneAlone() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/rocket.jpg"))
+        let mask = try Image(contentsOfFile: Fixtures.path("photos/rocket.rembg-mask.png"))
+        let alone = try XCTUnwrap(try AlphaMatting().cutout(photo, mask: mask))
+        var single = AlphaMatting()
+        single.threads = 1
+        let settings = [AlphaMatting(), single, AlphaMatting(), single]
+        let results = UnsafeMutableBufferPointer<Image?>.allocate(capacity: settings.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let slots = UncheckedResults(results)
+        DispatchQueue.concurrentPerform(iterations: settings.count) { i in
+            slots.buffer[i] = try? settings[i].cutout(photo, mask: mask)
+        }
+        for i in 0..<settings.count { XCTAssertEqual(results[i]?.pixels, alone.pixels, "matting \(i)") }
+    }
+
+    private struct UncheckedResults: @unchecked Sendable { let buffer: UnsafeMutableBufferPointer<Image?>; init(_ b: UnsafeMutableBufferPointer<Image?>) { buffer = b } }
+
     func testTheSolverReachesTheDenseSolution() throws {
         for seed in [4, 5] as [UInt64] {
             let (image, trimap) = smallCase(seed: seed)

@@ -237,10 +237,9 @@ final class AggregationPreconditioner: MattingPreconditioner {
             coarseOffset.withUnsafeBufferPointer { offset in
                 smoother.withUnsafeBufferPointer { smoother in
                     coarseResidual.withUnsafeMutableBufferPointer { coarseResidual in
-                        let out = UnsafeSendable(coarseResidual)
                         members.withUnsafeBufferPointer { members in
                             memberStart.withUnsafeBufferPointer { start in
-                                RowChunks(count: columnCount.count, threads: chunks.threads).forEach { aggregates in
+                                RowChunks(count: columnCount.count, pool: chunks.pool).forEach { aggregates in
                                     for a in aggregates {                // Pᵀ r, each aggregate's columns
                                         var sums = (0.0, 0.0, 0.0, 0.0)
                                         for m in Int(start[a])..<Int(start[a + 1]) {
@@ -251,10 +250,10 @@ final class AggregationPreconditioner: MattingPreconditioner {
                                             sums.3 += Double(basis[4 * i + 3]) * v
                                         }
                                         let o = Int(aggregateOffset[a]), count = Int(columnCount[a])
-                                        out.value[o] = sums.0
-                                        if count > 1 { out.value[o + 1] = sums.1 }
-                                        if count > 2 { out.value[o + 2] = sums.2 }
-                                        if count > 3 { out.value[o + 3] = sums.3 }
+                                        coarseResidual[o] = sums.0
+                                        if count > 1 { coarseResidual[o + 1] = sums.1 }
+                                        if count > 2 { coarseResidual[o + 2] = sums.2 }
+                                        if count > 3 { coarseResidual[o + 3] = sums.3 }
                                     }
                                 }
                             }
@@ -263,7 +262,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
                     coarseResidual.withUnsafeBufferPointer { coarseResidual in
                         coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
                             coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
-                                         threads: chunks.threads)
+                                         pool: chunks.pool)
                         }
                     }
                     coarseCorrection.withUnsafeBufferPointer { e in

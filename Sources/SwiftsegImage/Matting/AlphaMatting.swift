@@ -21,7 +21,11 @@ public struct AlphaMatting: Sendable, Equatable {
     /// memory grows with the band, about 400 bytes per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
     public var maximumUnknownPixels: Int? = nil
     /// Threads for the solver (the result is the same bytes for any count): all the machine's cores by default.
+    /// Mattings on all the cores run one at a time in a process (a folder's lanes, a server's requests): a
+    /// second at once would only share the same cores, and double the memory (~1.2 GB for a 12 MP photo).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    private static let allCores = NSLock()
 
     public init(foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
         self.foregroundThreshold = foregroundThreshold
@@ -47,6 +51,9 @@ public struct AlphaMatting: Sendable, Equatable {
         }
         var options = ClosedFormMatting.Options()
         options.threads = threads
+        let exclusive = threads >= ProcessInfo.processInfo.activeProcessorCount
+        if exclusive { Self.allCores.lock() }
+        defer { if exclusive { Self.allCores.unlock() } }
         let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap, options: options)
         let foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha)
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)

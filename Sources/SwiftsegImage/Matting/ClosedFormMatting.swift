@@ -79,7 +79,7 @@ public enum ClosedFormMatting {
             for (k, g) in gridIndex.enumerated() { grid[Int(g)] = x[k] }
             _ = grid.withUnsafeBufferPointer { g in
                 y.withUnsafeMutableBufferPointer { y in
-                    multiply(grid: g.baseAddress!, into: y.baseAddress!, chunks: RowChunks(count: unknown.count, threads: 1))
+                    multiply(grid: g.baseAddress!, into: y.baseAddress!, chunks: RowChunks(count: unknown.count, pool: nil))
                 }
             }
             return y
@@ -145,7 +145,11 @@ public enum ClosedFormMatting {
     }
 
     public static func solve(rgb image: Image, trimap: Trimap, options: Options = Options()) throws -> Solution {
-        let system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, threads: options.threads)
+        try SolverThreads.with(threads: options.threads) { try solve(rgb: image, trimap: trimap, options: options, pool: $0) }
+    }
+
+    static func solve(rgb image: Image, trimap: Trimap, options: Options, pool: SolverThreads?) throws -> Solution {
+        let system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool)
         var alpha = trimap.labels.map { $0 == Trimap.foreground ? 1.0 : $0 == Trimap.background ? 0.0 : Double($0) / 255 }
         guard !system.unknown.isEmpty else {
             return Solution(alpha: alpha, iterations: 0, preconditioner: options.preconditioner, coarseUnknowns: 0)
@@ -158,7 +162,7 @@ public enum ClosedFormMatting {
             var bounded = options
             bounded.maximumIterations = min(options.maximumIterations, 2_000)
             if let twoLevel = try? AggregationPreconditioner(system, rgb: image) {
-                solved = try? conjugateGradients(system, preconditioner: twoLevel, options: bounded)
+                solved = try? conjugateGradients(system, preconditioner: twoLevel, options: bounded, pool: pool)
                 coarseUnknowns = twoLevel.coarseCount
             }
         }
@@ -167,7 +171,7 @@ public enum ClosedFormMatting {
             coarseUnknowns = 0
             solved = try conjugateGradients(
                 system, preconditioner: IncompleteCholesky(system.compressedRows(), dropTolerance: options.dropTolerance),
-                options: options)
+                options: options, pool: pool)
         }
         for (k, pixel) in system.unknown.enumerated() { alpha[pixel] = min(1, max(0, solved!.x[k])) }
         return Solution(alpha: alpha, iterations: solved!.iterations, preconditioner: used, coarseUnknowns: coarseUnknowns)
@@ -202,6 +206,10 @@ public enum ClosedFormMatting {
     /// Each unknown's row is gathered from the windows that contain it (up to nine), into 25 slots for its 5×5
     /// neighbourhood.
     public static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, threads: Int = 1) -> System {
+        SolverThreads.with(threads: threads) { buildSystem(rgb: image, trimap: trimap, epsilon: epsilon, pool: $0) }
+    }
+
+    static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, pool: SolverThreads?) -> System {
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
@@ -230,7 +238,7 @@ public enum ClosedFormMatting {
         var inverses = [Double](repeating: 0, count: 6 * centres.count)    // (Σ + ε/9)⁻¹: m00 m01 m02 m11 m12 m22
         means.withUnsafeMutableBufferPointer { means in
             inverses.withUnsafeMutableBufferPointer { inverses in
-                RowChunks(count: centres.count, threads: threads).forEach { windows in
+                RowChunks(count: centres.count, pool: pool).forEach { windows in
                     for win in windows {
                         let centre = Int(centres[win])
                         var m0 = 0.0, m1 = 0.0, m2 = 0.0
@@ -267,7 +275,7 @@ public enum ClosedFormMatting {
         var rhs = [Double](repeating: 0, count: unknown.count)
         stencil.withUnsafeMutableBufferPointer { stencil in
             rhs.withUnsafeMutableBufferPointer { rhs in
-                RowChunks(count: unknown.count, threads: threads).forEach { rows in
+                RowChunks(count: unknown.count, pool: pool).forEach { rows in
                     var slots = (0..<25).map { _ in 0.0 }
                     for row in rows {
                         let p = unknown[row]
@@ -356,11 +364,11 @@ public enum ClosedFormMatting {
     /// Preconditioned conjugate gradients from x = 0, stopping at ‖r‖ < tolerance · ‖b‖ (pymatting's rule).
     /// Throws if the preconditioner turns out indefinite (rᵀz ≤ 0) or CG does not converge. The vectors are
     /// worked on in fixed chunks of rows (``RowChunks``): the same bytes on any number of threads.
-    static func conjugateGradients(_ s: System, preconditioner: some MattingPreconditioner,
-                                   options: Options) throws -> (x: [Double], iterations: Int) {
+    static func conjugateGradients(_ s: System, preconditioner: some MattingPreconditioner, options: Options,
+                                   pool: SolverThreads?) throws -> (x: [Double], iterations: Int) {
         let n = s.unknown.count
         let A = s
-        let chunks = RowChunks(count: n, threads: options.threads)
+        let chunks = RowChunks(count: n, pool: pool)
         var solution = [Double](repeating: 0, count: n), iterations = 0
         let work = UnsafeMutableBufferPointer<Double>.allocate(capacity: 3 * n + s.gridCount)
         defer { work.deallocate() }

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// An incomplete Cholesky factor L (A ≈ L Lᵀ) with a drop tolerance, computed column by column (left-looking:
 /// each column j takes the updates of the earlier columns that have an entry in row j, found through linked
 /// lists of columns by their next row); a breakdown (a non-positive pivot) retries with a shifted diagonal.
@@ -111,10 +109,10 @@ struct IncompleteCholesky: MattingPreconditioner {
     /// iteration over the whole factor, so on raw pointers: through the arrays, the bounds and uniqueness checks
     /// of every `y[row] -= …` made it ~40 % of a 1-megapixel matting.
     func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, chunks: RowChunks) {
-        solve(r, into: y, threads: chunks.threads)
+        solve(r, into: y, pool: chunks.pool)
     }
 
-    func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, threads: Int = 1) {
+    func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, pool: SolverThreads? = nil) {
         columnStart.withUnsafeBufferPointer { columnStart in
             rows.withUnsafeBufferPointer { rows in
                 values.withUnsafeBufferPointer { values in
@@ -154,20 +152,17 @@ struct IncompleteCholesky: MattingPreconditioner {
                     let spills = UnsafeMutableBufferPointer<Double>.allocate(capacity: 2 * m)
                     defer { spills.deallocate() }
                     spills.initialize(repeating: 0)
-                    let both = UnsafeSendable((forward, back, spills.baseAddress!))
+                    let spill = spills.baseAddress!
                     let halves = [parts.first, parts.second]
                     func inParallel(_ body: (Int) -> Void) {
-                        if threads == 1 { body(0); body(1); return }
-                        withoutActuallyEscaping(body) { body in
-                            let shared = UnsafeSendable(body)
-                            DispatchQueue.concurrentPerform(iterations: 2) { shared.value($0) }
-                        }
+                        guard let pool else { body(0); body(1); return }
+                        pool.run { worker in if worker < 2 { body(worker) } }
                     }
-                    inParallel { h in both.value.0(halves[h], both.value.2 + h * m, s0) }
-                    for i in 0..<m { y[s0 + i] -= both.value.2[i]; y[s0 + i] -= both.value.2[m + i] }
+                    inParallel { h in forward(halves[h], spill: spill + h * m, spillStart: s0) }
+                    for i in 0..<m { y[s0 + i] -= spill[i]; y[s0 + i] -= spill[m + i] }
                     forward(parts.separator, spill: nil, spillStart: n)
                     back(parts.separator)
-                    inParallel { h in both.value.1(halves[h]) }
+                    inParallel { h in back(halves[h]) }
                 }
             }
         }

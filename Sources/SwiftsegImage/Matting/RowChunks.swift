@@ -1,19 +1,22 @@
-import Dispatch
+import Foundation
+import Synchronization
 
-/// The solver's vectors cut into fixed chunks of rows, worked on by up to `threads` threads. The chunks depend
-/// only on the length, and sums add the chunks' partial sums in chunk order, so every result is the same bytes
-/// whatever the thread count.
+/// The solver's vectors cut into fixed chunks of rows, worked on by the threads of a ``SolverThreads``. The
+/// chunks depend only on the length, and sums add the chunks' partial sums in chunk order, so every result is
+/// the same bytes whatever the thread count.
 struct RowChunks {
     static let rowsPerChunk = 8192
     let count: Int
     let chunks: Int
-    let threads: Int
+    let pool: SolverThreads?
 
-    init(count: Int, threads: Int) {
+    init(count: Int, pool: SolverThreads?) {
         self.count = count
         chunks = max(1, (count + Self.rowsPerChunk - 1) / Self.rowsPerChunk)
-        self.threads = max(1, min(threads, chunks))
+        self.pool = pool
     }
+
+    var threads: Int { pool?.count ?? 1 }
 
     func range(_ chunk: Int) -> Range<Int> {
         (chunk * Self.rowsPerChunk)..<min(count, (chunk + 1) * Self.rowsPerChunk)
@@ -22,38 +25,109 @@ struct RowChunks {
     /// Runs `body` on every chunk; the chunks of one call may run at the same time, so `body` writes only its
     /// own rows.
     func forEach(_ body: (Range<Int>) -> Void) {
-        if threads == 1 {
+        guard let pool, chunks > 1 else {
             for c in 0..<chunks { body(range(c)) }
             return
         }
-        withoutActuallyEscaping(body) { body in
-            let shared = UnsafeSendable(body)
-            DispatchQueue.concurrentPerform(iterations: threads) { worker in
-                var c = worker
-                while c < chunks { shared.value(range(c)); c += threads }
-            }
+        pool.run { worker in
+            var c = worker
+            while c < chunks { body(range(c)); c += pool.count }
         }
     }
 
     /// Σ over the chunks of `body`'s partial sums, added in chunk order.
     func sum(_ body: (Range<Int>) -> Double) -> Double {
-        if threads == 1 {
+        guard pool != nil, chunks > 1 else {
             var total = 0.0
             for c in 0..<chunks { total += body(range(c)) }
             return total
         }
         let partial = UnsafeMutableBufferPointer<Double>.allocate(capacity: chunks)
         defer { partial.deallocate() }
-        let slots = UnsafeSendable(partial)
-        forEach { rows in slots.value[rows.lowerBound / Self.rowsPerChunk] = body(rows) }
+        forEach { rows in partial[rows.lowerBound / Self.rowsPerChunk] = body(rows) }
         var total = 0.0
         for c in 0..<chunks { total += partial[c] }
         return total
     }
 }
 
-/// Hands a value to the worker threads of one ``RowChunks`` call, which touch disjoint rows of it.
-struct UnsafeSendable<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// Helper threads of its own for one solve (the caller is worker 0). Not Dispatch's pool: a folder's lanes
+/// and a server's requests already run on its threads, and a `concurrentPerform` inside one of them gets no
+/// others — the matting then ran on one core. Between jobs a helper spins on the job counter for a while before
+/// it sleeps (a CG iteration's passes are microseconds apart; waking a sleeping thread for each cost more than
+/// the pass on a small photo), as the runtime's worker pool does for a forward pass's ops.
+final class SolverThreads: @unchecked Sendable {
+    /// Workers, the caller included.
+    let count: Int
+    // Written by the caller before `published` is bumped (release), read by the helpers after (acquire).
+    private var job: ((Int) -> Void)?
+    private var stopping = false
+    private let published = Atomic<Int>(0), remaining = Atomic<Int>(0)
+    private let sleep = NSCondition()
+    private static let spins = 20_000
+
+    private init(threads: Int) {
+        count = threads
+        for helper in 1..<threads {
+            Thread { [unowned self] in self.serve(helper) }.start()
+        }
+    }
+
+    /// `body` with `threads` workers (nil for one: everything on the caller's thread).
+    static func with<T>(threads: Int, _ body: (SolverThreads?) throws -> T) rethrows -> T {
+        guard threads > 1 else { return try body(nil) }
+        let pool = SolverThreads(threads: threads)
+        defer { pool.stop() }
+        return try body(pool)
+    }
+
+    private func serve(_ worker: Int) {
+        var seen = 0   // a helper that starts after the first job still takes part in it
+        while true {
+            var spins = 0
+            while published.load(ordering: .acquiring) == seen && spins < Self.spins { spins += 1 }
+            if published.load(ordering: .acquiring) == seen {
+                sleep.lock()
+                while published.load(ordering: .acquiring) == seen { sleep.wait() }
+                sleep.unlock()
+            }
+            seen = published.load(ordering: .acquiring)
+            if stopping { remaining.subtract(1, ordering: .releasing); return }
+            job!(worker)
+            remaining.subtract(1, ordering: .releasing)
+        }
+    }
+
+    private func publish() {
+        remaining.store(count - 1, ordering: .relaxed)
+        sleep.lock()
+        published.add(1, ordering: .releasing)
+        sleep.broadcast()
+        sleep.unlock()
+    }
+
+    private func awaitHelpers() {
+        var spins = 0
+        while remaining.load(ordering: .acquiring) > 0 {
+            spins += 1
+            if spins > Self.spins { sched_yield() }
+        }
+    }
+
+    /// `body(worker)` on every worker at once; returns when all are done.
+    func run(_ body: (Int) -> Void) {
+        withoutActuallyEscaping(body) { body in
+            job = body
+            publish()
+            body(0)
+            awaitHelpers()
+            job = nil
+        }
+    }
+
+    private func stop() {
+        stopping = true
+        publish()
+        awaitHelpers()
+    }
 }
