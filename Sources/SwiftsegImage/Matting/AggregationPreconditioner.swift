@@ -40,7 +40,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
     let coarseCount: Int
     /// From this many coarse unknowns the coarse factor is ordered in two parts (below, two threads' hand-offs
     /// cost more than they save).
-    static let twoPartCoarseUnknowns = 8192
+    static let twoPartCoarseUnknowns = 1024
     // scratch, reused by every application (one CG solve at a time uses this instance)
     private var coarseResidual: [Double], coarseCorrection: [Double]
 

@@ -135,7 +135,7 @@ public enum ClosedFormMatting {
         public let iterations: Int
         /// The preconditioner that reached it (`.incompleteCholesky` after a fallback).
         public let preconditioner: Preconditioner
-        /// With `.aggregation`: the coarse system's unknowns (from 8,192 its factor is solved in two parts).
+        /// With `.aggregation`: the coarse system's unknowns (from 1,024 its factor is solved in two parts).
         public let coarseUnknowns: Int
     }
 

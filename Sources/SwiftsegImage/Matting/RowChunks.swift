@@ -5,7 +5,7 @@ import Synchronization
 /// chunks depend only on the length, and sums add the chunks' partial sums in chunk order, so every result is
 /// the same bytes whatever the thread count.
 struct RowChunks {
-    static let rowsPerChunk = 8192
+    static let rowsPerChunk = 2048
     let count: Int
     let chunks: Int
     let pool: SolverThreads?
