@@ -225,6 +225,17 @@ final class MattingTests: XCTestCase {
         for i in 0..<settings.count { XCTAssertEqual(results[i]?.pixels, alone.pixels, "matting \(i)") }
     }
 
+    /// The foreground's sweeps as a wavefront on 2 or 3 threads: the bytes of the raster order on one.
+    func testTheForegroundWavefrontIsTheRasterOrder() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))
+        let mask = try Image(contentsOfFile: Fixtures.path("photos/astronaut.rembg-mask.png"))
+        let alpha = mask.pixels.map { Double($0) / 255 }
+        let one = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: 1)
+        for threads in [2, 3] {
+            XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads) == one, "\(threads) threads")
+        }
+    }
+
     private struct UncheckedResults: @unchecked Sendable { let buffer: UnsafeMutableBufferPointer<Image?>; init(_ b: UnsafeMutableBufferPointer<Image?>) { buffer = b } }
 
     func testTheSolverReachesTheDenseSolution() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Foreground colours under a matte (Germer, Uelwer, Conrad, Harmeling 2020, "Fast multi-level foreground
 /// estimation"), as pymatting's `estimate_foreground_ml` computes them with its defaults: from a 1×1 image of
@@ -12,10 +13,20 @@ import Foundation
 /// ```
 ///
 /// The sweeps run in raster order, updating in place, as pymatting's do; values are Float, as pymatting's are.
+/// On several threads a sweep runs as a wavefront (rows dealt out in turn, each a block behind the row above),
+/// which reads every neighbour in the state the raster order has it: the same bytes for any thread count.
 public enum ForegroundEstimation {
     public static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
                                   smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
-                                  gradientWeight: Float = 1) -> [Float] {
+                                  gradientWeight: Float = 1, threads: Int = 1) -> [Float] {
+        SolverThreads.with(threads: threads) { pool in
+            foreground(rgb: image, alpha: input, regularization: regularization, smallIterations: smallIterations,
+                       bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool)
+        }
+    }
+
+    static func foreground(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
+                           bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?) -> [Float] {
         let w0 = image.width, h0 = image.height, c = image.channels
         var rgb = [Float](repeating: 0, count: w0 * h0 * 3)
         for i in 0..<(w0 * h0) {
@@ -61,7 +72,7 @@ public enum ForegroundEstimation {
                         B.withUnsafeMutableBufferPointer { B in
                             for _ in 0..<iterations {
                                 sweep(image: image, alpha: alpha, F: F, B: B, width: w, height: h,
-                                      regularization: regularization, gradientWeight: gradientWeight)
+                                      regularization: regularization, gradientWeight: gradientWeight, pool: pool)
                             }
                         }
                     }
@@ -72,14 +83,57 @@ public enum ForegroundEstimation {
         return F
     }
 
-    /// One in-place raster sweep: per pixel, the 2×2 least-squares solve for its foreground and background
-    /// colours given its neighbours' (left, right, up, down, clamped at the border; pymatting's order), with
-    /// pymatting's mix of Float and Double arithmetic. On raw pointers: the sweeps are the whole estimate.
+    /// A row's progress in a wavefront sweep: `row · blocks + blocks done` of the last row it worked on.
+    private final class Progress: @unchecked Sendable { let value = Atomic<Int>(0) }
+
+    /// One in-place sweep in raster order. With a pool, thread t takes rows t, t + T, …, and starts a row's
+    /// block b only once the row above has finished it: its up neighbours are then new, its down neighbours
+    /// still old (the row below waits for this one), as in the raster order.
     private static func sweep(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
                               F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
-                              width w: Int, height h: Int, regularization: Float, gradientWeight: Float) {
-        for y in 0..<h {
-            for x in 0..<w {
+                              width w: Int, height h: Int, regularization: Float, gradientWeight: Float,
+                              pool: SolverThreads?) {
+        let block = 64, blocks = (w + block - 1) / block
+        func pixels(_ y: Int, _ xs: Range<Int>) {
+            sweep(image: image, alpha: alpha, F: F, B: B, width: w, height: h, row: y, columns: xs,
+                  regularization: regularization, gradientWeight: gradientWeight)
+        }
+        guard let pool, h > 1, blocks > 1 else {
+            for y in 0..<h { pixels(y, 0..<w) }
+            return
+        }
+        let threads = pool.count
+        let progress = (0..<threads).map { _ in Progress() }
+        pool.run { t in
+            var y = t
+            while y < h {
+                for b in 0..<blocks {
+                    if y > 0 {
+                        let above = progress[(y - 1) % threads], needed = (y - 1) * blocks + b + 1
+                        var spins = 0
+                        while above.value.load(ordering: .acquiring) < needed {
+                            spins += 1
+                            if spins > 20_000 { sched_yield() }
+                        }
+                    }
+                    pixels(y, (b * block)..<min(w, (b + 1) * block))
+                    progress[t].value.store(y * blocks + b + 1, ordering: .releasing)
+                }
+                y += threads
+            }
+        }
+    }
+
+    /// Row `y`'s pixels `columns`, left to right: per pixel, the 2×2 least-squares solve for its foreground and
+    /// background colours given its neighbours' (left, right, up, down, clamped at the border; pymatting's
+    /// order), with pymatting's mix of Float and Double arithmetic. On raw pointers: the sweeps are the estimate.
+    @inline(__always)
+    private static func sweep(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
+                              F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
+                              width w: Int, height h: Int, row y: Int, columns: Range<Int>,
+                              regularization: Float, gradientWeight: Float) {
+        do {
+            for x in columns {
                 let p = y * w + x
                 let a0 = alpha[p]
                 let a1 = 1.0 - Double(a0)
