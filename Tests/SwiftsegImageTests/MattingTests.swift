@@ -181,23 +181,7 @@ final class MattingTests: XCTestCase {
             let trimap = Trimap(width: w, height: h, labels: labels)
             let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
             let n = s.unknown.count
-            var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
-            for row in 0..<n {
-                for (column, value) in s.entries(ofRow: row) { a[row][column] = value }
-                a[row][n] = s.rhs[row]
-            }
-            for c in 0..<n {
-                let pivot = (c..<n).max { abs(a[$0][c]) < abs(a[$1][c]) }!
-                a.swapAt(c, pivot)
-                for r in (c + 1)..<max(c + 1, n) where a[r][c] != 0 {
-                    let f = a[r][c] / a[c][c]
-                    for k in c...n { a[r][k] -= f * a[c][k] }
-                }
-            }
-            var x = [Double](repeating: 0, count: n)
-            for r in stride(from: n - 1, through: 0, by: -1) {
-                x[r] = (a[r][n] - ((r + 1)..<max(r + 1, n)).map { a[r][$0] * x[$0] }.reduce(0, +)) / a[r][r]
-            }
+            let x = Self.denseSolution(s)
             let solution = try ClosedFormMatting.solve(rgb: image, trimap: trimap)
             XCTAssertEqual(solution.preconditioner, .aggregation, "trial \(trial): no fallback")
             var worst = 0.0
@@ -242,29 +226,34 @@ final class MattingTests: XCTestCase {
         for seed in [4, 5] as [UInt64] {
             let (image, trimap) = smallCase(seed: seed)
             let s = ClosedFormMatting.buildSystem(rgb: image, trimap: trimap, epsilon: 1e-7)
-            let n = s.unknown.count
-            // dense Gaussian elimination with partial pivoting on L_UU x = b
-            var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
-            for row in 0..<n {
-                for (column, value) in s.entries(ofRow: row) { a[row][column] = value }
-                a[row][n] = s.rhs[row]
-            }
-            for c in 0..<n {
-                let pivot = (c..<n).max { abs(a[$0][c]) < abs(a[$1][c]) }!
-                a.swapAt(c, pivot)
-                for r in (c + 1)..<max(c + 1, n) where a[r][c] != 0 {
-                    let f = a[r][c] / a[c][c]
-                    for k in c...n { a[r][k] -= f * a[c][k] }
-                }
-            }
-            var x = [Double](repeating: 0, count: n)
-            for r in stride(from: n - 1, through: 0, by: -1) {
-                x[r] = (a[r][n] - ((r + 1)..<max(r + 1, n)).map { a[r][$0] * x[$0] }.reduce(0, +)) / a[r][r]
-            }
+            let x = Self.denseSolution(s)
             let alpha = try ClosedFormMatting.alpha(rgb: image, trimap: trimap)
             for (k, p) in s.unknown.enumerated() {
                 XCTAssertEqual(alpha[p], min(1, max(0, x[k])), accuracy: 1e-5, "pixel \(p)")
             }
         }
+    }
+
+    /// L_UU x = b by dense Gaussian elimination with partial pivoting: the plain reference for the solver.
+    private static func denseSolution(_ s: ClosedFormMatting.System) -> [Double] {
+        let n = s.unknown.count
+        var a = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
+        for row in 0..<n {
+            for (column, value) in s.entries(ofRow: row) { a[row][column] = value }
+            a[row][n] = s.rhs[row]
+        }
+        for c in 0..<n {
+            let pivot = (c..<n).max { abs(a[$0][c]) < abs(a[$1][c]) }!
+            a.swapAt(c, pivot)
+            for r in (c + 1)..<max(c + 1, n) where a[r][c] != 0 {
+                let f = a[r][c] / a[c][c]
+                for k in c...n { a[r][k] -= f * a[c][k] }
+            }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for r in stride(from: n - 1, through: 0, by: -1) {
+            x[r] = (a[r][n] - ((r + 1)..<max(r + 1, n)).map { a[r][$0] * x[$0] }.reduce(0, +)) / a[r][r]
+        }
+        return x
     }
 }
