@@ -97,14 +97,13 @@ final class AggregationPreconditioner: MattingPreconditioner {
             sums[4 * a] += 1
             for c in 0..<3 { sums[4 * a + 1 + c] += I[3 * p + c] }
         }
-        func features(_ k: Int) -> (Double, Double, Double, Double) {
+        func features(_ k: Int) -> SIMD4<Double> {
             let a = Int(aggregate[k]), p = s.unknown[k], m = sums[4 * a]
-            return (1, I[3 * p] - sums[4 * a + 1] / m, I[3 * p + 1] - sums[4 * a + 2] / m, I[3 * p + 2] - sums[4 * a + 3] / m)
+            return SIMD4(1, I[3 * p] - sums[4 * a + 1] / m, I[3 * p + 1] - sums[4 * a + 2] / m, I[3 * p + 2] - sums[4 * a + 3] / m)
         }
         var gram = [Double](repeating: 0, count: aggregates * 16)
         for k in 0..<n {
-            let f = features(k), a = Int(aggregate[k])
-            let v = [f.0, f.1, f.2, f.3]
+            let v = features(k), a = Int(aggregate[k])
             for r in 0..<4 { for c in 0..<4 { gram[16 * a + 4 * r + c] += v[r] * v[c] } }
         }
         // Orthonormal columns by a Cholesky factor of the Gram matrix (G = Rᵀ R, Q = F R⁻¹), dropping a colour
@@ -152,8 +151,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         var basis = [Float](repeating: 0, count: n * 4)
         var coarseOffset = [Int32](repeating: 0, count: n)
         for k in 0..<n {
-            let f = features(k), a = Int(aggregate[k])
-            let v = [f.0, f.1, f.2, f.3]
+            let v = features(k), a = Int(aggregate[k])
             for c in 0..<kept[a] {
                 var sum = 0.0
                 for r in 0..<4 { sum += v[r] * transform[16 * a + 4 * r + c] }
