@@ -191,6 +191,8 @@ if let manifest = options.rectangles {
     runRectangles(manifest: manifest, options)
     exit(0)
 }
+if options.mattingMegapixels != nil && !options.matting { die("--matting-megapixels goes with --matting") }
+if options.mattingOutput != nil && options.mattingMegapixels == nil { die("--matting-output goes with --matting-megapixels") }
 if options.matting {
     runMatting(options)
     exit(0)
