@@ -9,7 +9,8 @@ struct SparseMatrix {
 
 /// z ≈ A⁻¹ r for conjugate gradients. A fixed linear, symmetric positive definite map, so CG stays CG.
 protocol MattingPreconditioner {
-    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks)
+    /// Writes z and returns rᵀz, summed in `chunks`' order (CG's next scalar, without a pass of its own).
+    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double
 }
 
 /// A two-level preconditioner whose memory is linear in the unknown band: Jacobi (D⁻¹) on the unknowns plus a
@@ -230,7 +231,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         coarseCorrection = [Double](repeating: 0, count: coarseCount + 4)
     }
 
-    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) {
+    func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
         basis.withUnsafeBufferPointer { basis in
             coarseOffset.withUnsafeBufferPointer { offset in
                 smoother.withUnsafeBufferPointer { smoother in
@@ -263,14 +264,17 @@ final class AggregationPreconditioner: MattingPreconditioner {
                                          pool: chunks.pool)
                         }
                     }
-                    coarseCorrection.withUnsafeBufferPointer { e in
-                        chunks.forEach { rows in                      // z = S r + P A_c⁻¹ Pᵀ r
+                    return coarseCorrection.withUnsafeBufferPointer { e in
+                        chunks.sum { rows in                          // z = S r + P A_c⁻¹ Pᵀ r; rᵀz
+                            var dot = 0.0
                             for i in rows {
                                 let o = Int(offset[i])
                                 var sum = smoother[i] * r[i]
                                 for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
                                 z[i] = sum
+                                dot += r[i] * sum
                             }
+                            return dot
                         }
                     }
                 }

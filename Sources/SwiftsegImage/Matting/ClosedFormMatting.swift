@@ -381,9 +381,8 @@ public enum ClosedFormMatting {
         try solution.withUnsafeMutableBufferPointer { solution in
             try s.gridIndex.withUnsafeBufferPointer { at in
                 let x = solution.baseAddress!
-                preconditioner.solve(r, into: z, chunks: chunks)
+                var rz = preconditioner.solve(r, into: z, chunks: chunks)
                 chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
-                var rz = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * z[i] }; return t }
                 for iteration in 0..<options.maximumIterations {
                     let step = rz / A.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
                     let rr = chunks.sum { rows in
@@ -395,8 +394,7 @@ public enum ClosedFormMatting {
                         iterations = iteration + 1
                         return
                     }
-                    preconditioner.solve(r, into: z, chunks: chunks)
-                    let next = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * z[i] }; return t }
+                    let next = preconditioner.solve(r, into: z, chunks: chunks)
                     guard next > 0, next.isFinite else {
                         throw Failure(description: "alpha matting: the preconditioner is not positive definite for this photo")
                     }

@@ -108,8 +108,9 @@ struct IncompleteCholesky: MattingPreconditioner {
     /// (L Lᵀ)⁻¹ r into `y`: forward substitution with L, then back substitution with Lᵀ. Runs once per CG
     /// iteration over the whole factor, so on raw pointers: through the arrays, the bounds and uniqueness checks
     /// of every `y[row] -= …` made it ~40 % of a 1-megapixel matting.
-    func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, chunks: RowChunks) {
+    func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
         solve(r, into: y, pool: chunks.pool)
+        return chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * y[i] }; return t }
     }
 
     func solve(_ r: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, pool: SolverThreads? = nil) {
