@@ -27,7 +27,6 @@ protocol MattingPreconditioner {
 /// 2.8 million unknowns), where an incomplete factor of the whole system needs a shifted diagonal and ever more
 /// of them from one megapixel up (PERF.md "Alpha matting").
 final class AggregationPreconditioner: MattingPreconditioner {
-    let rows: Int
     /// 1 / A_ii per unknown.
     private let smoother: [Double]
     /// Per unknown: its aggregate's first coarse unknown, and its four basis values (P's row; unused columns 0;
@@ -49,7 +48,6 @@ final class AggregationPreconditioner: MattingPreconditioner {
         precondition(blockSize >= 2, "the 5×5 stencil must reach no further than the neighbouring blocks")
         let width = s.width
         let n = s.unknown.count
-        rows = n
         smoother = (0..<n).map { 1 / s.stencil[25 * $0 + 12] }   // slot 12: (0, 0)
 
         // Aggregates: the unknowns of each blockSize × blockSize block, numbered in raster order of the blocks.
@@ -119,7 +117,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
             var columnsKept: [Int] = []
             for f in 0..<4 {
                 var d = g[5 * f]
-                for (r, _) in columnsKept.enumerated() { d -= R[4 * r + f] * R[4 * r + f] }
+                for r in columnsKept.indices { d -= R[4 * r + f] * R[4 * r + f] }
                 guard d > 1e-6 * m else { continue }   // (1e-3)² · m
                 let r = columnsKept.count
                 let pivot = d.squareRoot()

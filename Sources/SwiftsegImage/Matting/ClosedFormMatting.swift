@@ -213,12 +213,7 @@ public enum ClosedFormMatting {
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
-        var unknownIndex = [Int32](repeating: -1, count: w * h)
-        var unknown: [Int] = []
-        for p in 0..<(w * h) where labels[p] == Trimap.unknown {
-            unknownIndex[p] = Int32(unknown.count)
-            unknown.append(p)
-        }
+        let unknown = (0..<(w * h)).filter { labels[$0] == Trimap.unknown }
         // Window statistics for every interior centre with an unknown pixel in its 3×3: numbered in one pass,
         // then computed, like the rows after them, in parallel chunks (each writes only its own entries).
         var windowIndex = [Int32](repeating: -1, count: w * h)
@@ -227,7 +222,7 @@ public enum ClosedFormMatting {
             for y in 1..<(h - 1) {
                 for x in 1..<(w - 1) {
                     var touches = false
-                    for dy in -1...1 { for dx in -1...1 where unknownIndex[(y + dy) * w + x + dx] >= 0 { touches = true } }
+                    for dy in -1...1 { for dx in -1...1 where labels[(y + dy) * w + x + dx] == Trimap.unknown { touches = true } }
                     guard touches else { continue }
                     windowIndex[y * w + x] = Int32(centres.count)
                     centres.append(Int32(y * w + x))
@@ -308,7 +303,7 @@ public enum ClosedFormMatting {
                                 let jx = px + dx, jy = py + dy
                                 guard v != 0, jx >= 0, jy >= 0, jx < w, jy < h else { continue }
                                 let j = jy * w + jx
-                                if unknownIndex[j] >= 0 {
+                                if labels[j] == Trimap.unknown {
                                     stencil[25 * row + (dy + 2) * 5 + dx + 2] = v
                                 } else if labels[j] == Trimap.foreground {
                                     rhs[row] -= v
@@ -367,7 +362,6 @@ public enum ClosedFormMatting {
     static func conjugateGradients(_ s: System, preconditioner: some MattingPreconditioner, options: Options,
                                    pool: SolverThreads?) throws -> (x: [Double], iterations: Int) {
         let n = s.unknown.count
-        let A = s
         let chunks = RowChunks(count: n, pool: pool)
         var solution = [Double](repeating: 0, count: n), iterations = 0
         let work = UnsafeMutableBufferPointer<Double>.allocate(capacity: 3 * n + s.gridCount)
@@ -384,7 +378,7 @@ public enum ClosedFormMatting {
                 var rz = preconditioner.solve(r, into: z, chunks: chunks)
                 chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
                 for iteration in 0..<options.maximumIterations {
-                    let step = rz / A.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
+                    let step = rz / s.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
                     let rr = chunks.sum { rows in
                         var t = 0.0
                         for i in rows { x[i] += step * grid[Int(at[i])]; r[i] -= step * q[i]; t += r[i] * r[i] }
