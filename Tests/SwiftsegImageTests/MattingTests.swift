@@ -134,15 +134,21 @@ final class MattingTests: XCTestCase {
         let mask = LanczosResampler.resize(mask0, width: 2 * photo0.width, height: 2 * photo0.height)
         let trimap = AlphaMatting().trimap(for: mask)
         var options = ClosedFormMatting.Options()
-        options.threads = 1
-        let one = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
-        XCTAssertEqual(one.preconditioner, .aggregation)
-        XCTAssertGreaterThanOrEqual(one.coarseUnknowns, 1024, "a coarse system big enough to be solved in two parts")
-        for threads in [2, 3] {
-            options.threads = threads
-            let many = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
-            XCTAssertEqual(many.iterations, one.iterations, "\(threads) threads")
-            XCTAssertTrue(many.alpha == one.alpha, "\(threads) threads: the same alpha, bit for bit")
+        var one: ClosedFormMatting.Solution! = nil
+        // the fine level as IC(0) in strips (this size's default), and as Jacobi (the default from a million)
+        for zeroFillUnknowns in [options.zeroFillUnknowns, 0] {
+            options.zeroFillUnknowns = zeroFillUnknowns
+            options.threads = 1
+            let single = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            XCTAssertEqual(single.preconditioner, .aggregation)
+            XCTAssertGreaterThanOrEqual(single.coarseUnknowns, 1024, "a coarse system big enough to be solved in two parts")
+            for threads in [2, 3] {
+                options.threads = threads
+                let many = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+                XCTAssertEqual(many.iterations, single.iterations, "\(threads) threads")
+                XCTAssertTrue(many.alpha == single.alpha, "\(threads) threads: the same alpha, bit for bit")
+            }
+            if one == nil { one = single }
         }
         options.preconditioner = .incompleteCholesky
         let factor = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
@@ -151,6 +157,56 @@ final class MattingTests: XCTestCase {
         print("chelsea ×2: \(one.coarseUnknowns) coarse unknowns, \(one.iterations) iterations (factor: \(factor.iterations)); α |Δ| mean \(mean * 255)/255, max \(differences.max()! * 255)/255")
         XCTAssertLessThan(mean, 0.05 / 255)
         XCTAssertLessThan(differences.max()!, 1.0 / 255)
+    }
+
+    /// The fine level's IC(0) (``ZeroFillCholesky``) against the textbook algorithm on a dense copy of each
+    /// strip's block of A (entries between strips dropped) at the shift the strip took — the first of the list
+    /// whose pivots stay positive — and its solve against dense substitution (to a Float's precision, the
+    /// factor's); on one thread and on two, the same bytes.
+    func testTheZeroFillFactorIsTheDenseOneOnEachStrip() throws {
+        var state: UInt64 = 7
+        func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }
+        let w = 23, h = 19
+        var pixels = [UInt8](repeating: 0, count: w * h * 3)
+        for i in pixels.indices { pixels[i] = UInt8((i / 3 % w) * 9 % 200 + next() % 50) }
+        var labels = [UInt8](repeating: Trimap.unknown, count: w * h)
+        for y in 0..<h { for x in 0..<w where x < 3 || x > 19 || (x + 2 * y) % 13 == 0 { labels[y * w + x] = x < 3 ? Trimap.background : Trimap.foreground } }
+        let s = ClosedFormMatting.buildSystem(rgb: Image(width: w, height: h, channels: 3, pixels: pixels),
+                                              trimap: Trimap(width: w, height: h, labels: labels), epsilon: 1e-7)
+        let n = s.unknown.count
+        let ic = try ZeroFillCholesky(s, unknownsPerStrip: 70, threads: 1)
+        XCTAssertGreaterThanOrEqual(ic.strips.count, 3)
+        var A = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for i in 0..<n { for (j, v) in s.entries(ofRow: i) { A[i][j] = v } }
+        var L = [[Double]](repeating: [Double](repeating: 0, count: n), count: n)
+        for (t, strip) in ic.strips.enumerated() {
+            let shift = ZeroFillCholesky.shifts.first { shift in
+                for i in strip {
+                    for j in strip.lowerBound..<i where A[i][j] != 0 {
+                        var v = A[i][j]
+                        for k in strip.lowerBound..<j { v -= L[i][k] * L[j][k] }
+                        L[i][j] = Double(Float(v / L[j][j]))   // stored as Float, as ours is
+                    }
+                    var d = A[i][i] * (1 + shift)
+                    for k in strip.lowerBound..<i { d -= L[i][k] * L[i][k] }
+                    guard d > 0 else { return false }
+                    L[i][i] = d.squareRoot()
+                }
+                return true
+            }
+            XCTAssertEqual(shift, ic.stripShifts[t], "strip \(t)")
+        }
+        let r = (0..<n).map { _ in Double(next() % 2001) / 1000 - 1 }
+        var y = r
+        for i in 0..<n { for k in 0..<i { y[i] -= L[i][k] * y[k] }; y[i] /= L[i][i] }
+        for i in (0..<n).reversed() { for k in (i + 1)..<n { y[i] -= L[k][i] * y[k] }; y[i] /= L[i][i] }
+        let scale = y.map(abs).max()!
+        let single = ic.solve(r, threads: 1)
+        // to a Float's precision: the two round L_ij after a division and after a multiplication by 1 / L_jj
+        for i in 0..<n { XCTAssertEqual(single[i], y[i], accuracy: 1e-6 * scale, "unknown \(i)") }
+        let two = try ZeroFillCholesky(s, unknownsPerStrip: 70, threads: 2)
+        XCTAssertEqual(two.stripShifts, ic.stripShifts)
+        XCTAssertTrue(two.solve(r, threads: 2) == single, "two threads: the same bytes")
     }
 
     /// Bands of every shape over several 8×8 aggregates, on noise and on smooth gradients (flat blocks, whose

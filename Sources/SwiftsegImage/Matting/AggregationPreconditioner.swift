@@ -13,22 +13,26 @@ protocol MattingPreconditioner {
     func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double
 }
 
-/// A two-level preconditioner whose memory is linear in the unknown band: Jacobi (D⁻¹) on the unknowns plus a
+/// A two-level preconditioner whose memory is linear in the unknown band: a fine-level smoother S on the
+/// unknowns (IC(0) in strips, ``ZeroFillCholesky``, up to half a million unknowns; Jacobi, D⁻¹, above) plus a
 /// coarse correction over aggregates (the unknowns of each 8×8 block of pixels) spanned, per aggregate, by 1 and
 /// the pixels' R, G, B: the functions locally affine in colour that the matting Laplacian nearly annihilates
-/// (its near-null space, Levin et al. 2008), and so the errors Jacobi cannot reduce. Additive (two-level
-/// additive Schwarz):
+/// (its near-null space, Levin et al. 2008), and so the errors a local smoother cannot reduce. Additive
+/// (two-level additive Schwarz):
 ///
-///     z = D⁻¹ r + P A_c⁻¹ Pᵀ r,   A_c = Pᵀ A P,
+///     z = S r + P A_c⁻¹ Pᵀ r,   A_c = Pᵀ A P,
 ///
 /// with A_c⁻¹ applied through an incomplete Cholesky factor of the coarse matrix (~16× fewer unknowns). SPD
 /// for any SPD A, and one matrix product per CG iteration (the symmetric two-grid cycle needs half the
-/// iterations but three products each). The iterations hardly grow with the band (120–200 from 15 thousand to
-/// 2.8 million unknowns), where an incomplete factor of the whole system needs a shifted diagonal and ever more
-/// of them from one megapixel up (PERF.md "Alpha matting").
+/// iterations but three products each). The iterations hardly grow with the band (45–105 with IC(0) from 15
+/// thousand to 0.7 million unknowns, 120–200 with Jacobi up to 2.8 million), where an incomplete factor of the
+/// whole system needs a shifted diagonal and ever more of them from one megapixel up (PERF.md "Alpha matting").
 final class AggregationPreconditioner: MattingPreconditioner {
-    /// 1 / A_ii per unknown.
+    /// The fine level S: IC(0) in strips up to `zeroFillUnknowns` unknowns (``ClosedFormMatting/Options``), else
+    /// Jacobi (1 / A_ii per unknown).
+    private let zeroFill: ZeroFillCholesky?
     private let smoother: [Double]
+    private var zeroFillGrid: [Double]
     /// Per unknown: its aggregate's first coarse unknown, and its four basis values (P's row; unused columns 0;
     /// Float: P only shapes the preconditioner, and Pᵀ and P use the same rounded values).
     private let coarseOffset: [Int32]
@@ -44,11 +48,20 @@ final class AggregationPreconditioner: MattingPreconditioner {
     // scratch, reused by every application (one CG solve at a time uses this instance)
     private var coarseResidual: [Double], coarseCorrection: [Double]
 
-    init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4) throws {
+    init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4,
+         zeroFillUnknowns: Int, pool: SolverThreads? = nil) throws {
         precondition(blockSize >= 2, "the 5×5 stencil must reach no further than the neighbouring blocks")
         let width = s.width
         let n = s.unknown.count
-        smoother = (0..<n).map { 1 / s.stencil[25 * $0 + 12] }   // slot 12: (0, 0)
+        if n <= zeroFillUnknowns {
+            zeroFill = try ZeroFillCholesky(s, pool: pool)
+            zeroFillGrid = [Double](repeating: 0, count: s.gridCount)
+            smoother = []
+        } else {
+            zeroFill = nil
+            zeroFillGrid = []
+            smoother = (0..<n).map { 1 / s.stencil[25 * $0 + 12] }   // slot 12: (0, 0)
+        }
 
         // Aggregates: the unknowns of each blockSize × blockSize block, numbered in raster order of the blocks.
         let blocksAcross = (width + blockSize - 1) / blockSize
@@ -262,17 +275,26 @@ final class AggregationPreconditioner: MattingPreconditioner {
                                          pool: chunks.pool)
                         }
                     }
+                    if let zeroFill {
+                        zeroFillGrid.withUnsafeMutableBufferPointer { g in
+                            zeroFill.solve(r, grid: g.baseAddress!, pool: chunks.pool)
+                        }
+                    }
                     return coarseCorrection.withUnsafeBufferPointer { e in
-                        chunks.sum { rows in                          // z = S r + P A_c⁻¹ Pᵀ r; rᵀz
-                            var dot = 0.0
-                            for i in rows {
-                                let o = Int(offset[i])
-                                var sum = smoother[i] * r[i]
-                                for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
-                                z[i] = sum
-                                dot += r[i] * sum
+                        zeroFillGrid.withUnsafeBufferPointer { g in
+                            (zeroFill?.gridIndex ?? []).withUnsafeBufferPointer { at in
+                                chunks.sum { rows in                          // z = S r + P A_c⁻¹ Pᵀ r; rᵀz
+                                    var dot = 0.0
+                                    for i in rows {
+                                        let o = Int(offset[i])
+                                        var sum = at.isEmpty ? smoother[i] * r[i] : g[Int(at[i])]
+                                        for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
+                                        z[i] = sum
+                                        dot += r[i] * sum
+                                    }
+                                    return dot
+                                }
                             }
-                            return dot
                         }
                     }
                 }

@@ -18,7 +18,8 @@ public struct AlphaMatting: Sendable, Equatable {
     public var backgroundThreshold = 10
     public var erodeSize = 10
     /// Refuse (``ImageError`` of kind `tooLarge`) a trimap with more unknown pixels than this: the solver's
-    /// memory grows with the band, about 400 bytes per unknown pixel (PERF.md), so a service bounds it. nil: no limit.
+    /// memory grows with the band, about 400 bytes per unknown pixel (~550 up to half a million of them, where the
+    /// solver's fine level is IC(0); PERF.md), so a service bounds it. nil: no limit.
     public var maximumUnknownPixels: Int? = nil
     /// Threads for the solver (the result is the same bytes for any count): all the machine's cores by default.
     /// Mattings on all the cores run one at a time in a process (a folder's lanes, a server's requests): a

@@ -28,43 +28,51 @@ public enum ForegroundEstimation {
     static func foreground(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
                            bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?) -> [Float] {
         let w0 = image.width, h0 = image.height, c = image.channels
-        var rgb = [Float](repeating: 0, count: w0 * h0 * 3)
+        // 4 per pixel (the fourth 0) here and in F and B: a pixel's three channels are one SIMD value, worked on
+        // lane by lane with the scalar operations, so the same bytes
+        var rgb = [Float](repeating: 0, count: w0 * h0 * 4)
         for i in 0..<(w0 * h0) {
-            for k in 0..<3 { rgb[3 * i + k] = Float(Double(image.pixels[i * c + (c < 3 ? 0 : k)]) / 255) }
+            for k in 0..<3 { rgb[4 * i + k] = Float(Double(image.pixels[i * c + (c < 3 ? 0 : k)]) / 255) }
         }
         let alpha0 = input.map { Float($0) }
         var fMean = [Float](repeating: 0, count: 3), bMean = [Float](repeating: 0, count: 3)
         var fCount = 0, bCount = 0
         for i in 0..<(w0 * h0) {
-            if alpha0[i] > 0.9 { for k in 0..<3 { fMean[k] += rgb[3 * i + k] }; fCount += 1 }
-            if alpha0[i] < 0.1 { for k in 0..<3 { bMean[k] += rgb[3 * i + k] }; bCount += 1 }
+            if alpha0[i] > 0.9 { for k in 0..<3 { fMean[k] += rgb[4 * i + k] }; fCount += 1 }
+            if alpha0[i] < 0.1 { for k in 0..<3 { bMean[k] += rgb[4 * i + k] }; bCount += 1 }
         }
         for k in 0..<3 {
             fMean[k] = Float(Double(fMean[k]) / (Double(fCount) + 1e-5))
             bMean[k] = Float(Double(bMean[k]) / (Double(bCount) + 1e-5))
         }
-        var fPrev = fMean, bPrev = bMean, wPrev = 1, hPrev = 1
+        var fPrev = fMean + [0], bPrev = bMean + [0], wPrev = 1, hPrev = 1
         let levels = Int(ceil(log2(Double(max(w0, h0)))))
         func resized(_ src: [Float], _ ws: Int, _ hs: Int, _ depth: Int, _ wd: Int, _ hd: Int) -> [Float] {
-            var dst = [Float](repeating: 0, count: wd * hd * depth)
-            for y in 0..<hd {
-                let ys = max(0, min(hs - 1, y * hs / hd))
-                for x in 0..<wd {
-                    let xs = max(0, min(ws - 1, x * ws / wd))
-                    for k in 0..<depth { dst[(y * wd + x) * depth + k] = src[(ys * ws + xs) * depth + k] }
+            // the source column of each destination column once, not a division per pixel
+            let columns = (0..<wd).map { x in max(0, min(ws - 1, x * ws / wd)) * depth }
+            return [Float](unsafeUninitializedCapacity: wd * hd * depth) { dst, count in
+                src.withUnsafeBufferPointer { src in
+                    for y in 0..<hd {
+                        let row = src.baseAddress! + max(0, min(hs - 1, y * hs / hd)) * ws * depth
+                        var out = dst.baseAddress! + y * wd * depth
+                        for x in columns {
+                            for k in 0..<depth { out[k] = row[x + k] }
+                            out += depth
+                        }
+                    }
                 }
+                count = wd * hd * depth
             }
-            return dst
         }
         var F = fPrev, B = bPrev
         for level in 0...max(levels, 0) {
             let w = levels == 0 ? w0 : Int(pow(Double(w0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
             let h = levels == 0 ? h0 : Int(pow(Double(h0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
             // at full size the photo and alpha are their own nearest-neighbour resizing: no copies
-            let image = w == w0 && h == h0 ? rgb : resized(rgb, w0, h0, 3, w, h)
+            let image = w == w0 && h == h0 ? rgb : resized(rgb, w0, h0, 4, w, h)
             let alpha = w == w0 && h == h0 ? alpha0 : resized(alpha0, w0, h0, 1, w, h)
-            F = resized(fPrev, wPrev, hPrev, 3, w, h)
-            B = resized(bPrev, wPrev, hPrev, 3, w, h)
+            F = resized(fPrev, wPrev, hPrev, 4, w, h)
+            B = resized(bPrev, wPrev, hPrev, 4, w, h)
             let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
             image.withUnsafeBufferPointer { image in
                 alpha.withUnsafeBufferPointer { alpha in
@@ -80,7 +88,16 @@ public enum ForegroundEstimation {
             }
             fPrev = F; bPrev = B; wPrev = w; hPrev = h
         }
-        return F
+        var out = [Float](repeating: 0, count: w0 * h0 * 3)
+        for i in 0..<(w0 * h0) { for k in 0..<3 { out[3 * i + k] = F[4 * i + k] } }
+        return out
+    }
+
+    /// max(0, min(1, v)) lane by lane.
+    @inline(__always)
+    private static func clamped(_ v: SIMD4<Double>) -> SIMD4<Double> {
+        let below = v.replacing(with: 1, where: v .> 1)
+        return below.replacing(with: 0, where: below .< 0)
     }
 
     /// A row's progress in a wavefront sweep: `row · blocks + blocks done` of the last row it worked on.
@@ -132,34 +149,34 @@ public enum ForegroundEstimation {
                               F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
                               width w: Int, height h: Int, row y: Int, columns: Range<Int>,
                               regularization: Float, gradientWeight: Float) {
-        do {
-            for x in columns {
-                let p = y * w + x
-                let a0 = alpha[p]
-                let a1 = 1.0 - Double(a0)
-                var a00 = a0 * a0
-                let a01 = Double(a0) * a1
-                var a11 = a1 * a1
-                var f0 = a0 * image[3 * p], f1 = a0 * image[3 * p + 1], f2 = a0 * image[3 * p + 2]
-                var g0 = Float(a1 * Double(image[3 * p])), g1 = Float(a1 * Double(image[3 * p + 1]))
-                var g2 = Float(a1 * Double(image[3 * p + 2]))
-                let neighbours = (y * w + max(0, x - 1), y * w + min(w - 1, x + 1),
-                                  max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x)
-                for q in [neighbours.0, neighbours.1, neighbours.2, neighbours.3] {
-                    let da = regularization + gradientWeight * abs(a0 - alpha[q])
-                    a00 += da
-                    a11 += Double(da)
-                    f0 += da * F[3 * q]; f1 += da * F[3 * q + 1]; f2 += da * F[3 * q + 2]
-                    g0 += da * B[3 * q]; g1 += da * B[3 * q + 1]; g2 += da * B[3 * q + 2]
-                }
-                let determinant = Double(a00) * a11 - a01 * a01
-                let inverse = 1.0 / determinant
-                let m00 = inverse * a11, m01 = inverse * -a01, m11 = inverse * Double(a00)
-                for (k, first, second) in [(0, f0, g0), (1, f1, g1), (2, f2, g2)] {
-                    let f = m00 * Double(first) + m01 * Double(second)
-                    let b = m01 * Double(first) + m11 * Double(second)
-                    F[3 * p + k] = Float(max(0, min(1, f)))
-                    B[3 * p + k] = Float(max(0, min(1, b)))
+        image.withMemoryRebound(to: SIMD4<Float>.self) { image in
+            F.withMemoryRebound(to: SIMD4<Float>.self) { F in
+                B.withMemoryRebound(to: SIMD4<Float>.self) { B in
+                    for x in columns {
+                        let p = y * w + x
+                        let a0 = alpha[p]
+                        let a1 = 1.0 - Double(a0)
+                        var a00 = a0 * a0
+                        let a01 = Double(a0) * a1
+                        var a11 = a1 * a1
+                        var f = a0 * image[p]
+                        var g = SIMD4<Float>(a1 * SIMD4<Double>(image[p]))
+                        let neighbours = (y * w + max(0, x - 1), y * w + min(w - 1, x + 1),
+                                          max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x)
+                        for q in [neighbours.0, neighbours.1, neighbours.2, neighbours.3] {
+                            let da = regularization + gradientWeight * abs(a0 - alpha[q])
+                            a00 += da
+                            a11 += Double(da)
+                            f += da * F[q]
+                            g += da * B[q]
+                        }
+                        let determinant = Double(a00) * a11 - a01 * a01
+                        let inverse = 1.0 / determinant
+                        let m00 = inverse * a11, m01 = inverse * -a01, m11 = inverse * Double(a00)
+                        let fd = SIMD4<Double>(f), gd = SIMD4<Double>(g)
+                        F[p] = SIMD4<Float>(clamped(m00 * fd + m01 * gd))
+                        B[p] = SIMD4<Float>(clamped(m01 * fd + m11 * gd))
+                    }
                 }
             }
         }
