@@ -44,7 +44,8 @@ public struct Trimap: Sendable, Equatable {
     public var unknownCount: Int { labels.reduce(0) { $0 + ($1 == Self.unknown ? 1 : 0) } }
 
     /// Binary erosion: a square of `size` (separable: rows, then columns, each a sliding window with a count of
-    /// falses), or the 3×3 cross for size 0. `outside` is the value beyond the border.
+    /// falses; the columns' counts kept for a whole row at once, so both passes run along rows), or the 3×3
+    /// cross for size 0. `outside` is the value beyond the border.
     public static func erode(_ input: [Bool], width w: Int, height h: Int, size: Int, outside: Bool) -> [Bool] {
         if size == 0 {
             func at(_ x: Int, _ y: Int) -> Bool { x < 0 || y < 0 || x >= w || y >= h ? outside : input[y * w + x] }
@@ -55,20 +56,44 @@ public struct Trimap: Sendable, Equatable {
             return out
         }
         let before = size / 2, after = size - 1 - size / 2
-        /// out[i] = all of line[i − before … i + after], over a line of `n` values read through `get`.
-        func pass(_ n: Int, _ get: (Int) -> Bool, _ set: (Int, Bool) -> Void) {
-            var falses = 0
-            func value(_ i: Int) -> Bool { i < 0 || i >= n ? outside : get(i) }
-            for i in -before...after where !value(i) { falses += 1 }
-            for i in 0..<n {
-                set(i, falses == 0)
-                if !value(i - before) { falses -= 1 }
-                if !value(i + after + 1) { falses += 1 }
+        let outsideFalse: Int32 = outside ? 0 : 1
+        var rows = [Bool](repeating: false, count: w * h), out = rows
+        input.withUnsafeBufferPointer { input in
+            rows.withUnsafeMutableBufferPointer { rows in
+                // rows: out[x] = no false in line[x − before … x + after]
+                for y in 0..<h {
+                    let line = input.baseAddress! + y * w, result = rows.baseAddress! + y * w
+                    func isFalse(_ x: Int) -> Int32 { x < 0 || x >= w ? outsideFalse : (line[x] ? 0 : 1) }
+                    var falses: Int32 = 0
+                    for x in -before...after { falses += isFalse(x) }
+                    for x in 0..<w {
+                        result[x] = falses == 0
+                        falses += isFalse(x + after + 1) - isFalse(x - before)
+                    }
+                }
             }
         }
-        var rows = input, out = input
-        for y in 0..<h { pass(w, { input[y * w + $0] }, { rows[y * w + $0] = $1 }) }
-        for x in 0..<w { pass(h, { rows[$0 * w + x] }, { out[$0 * w + x] = $1 }) }
+        rows.withUnsafeBufferPointer { rows in
+            out.withUnsafeMutableBufferPointer { out in
+                // columns: every column's count of falses in rows y − before … y + after, moved down a row at a time
+                var falses = [Int32](repeating: 0, count: w)
+                func add(_ y: Int, _ sign: Int32) {
+                    if y < 0 || y >= h {
+                        for x in 0..<w { falses[x] += sign * outsideFalse }
+                    } else {
+                        let line = rows.baseAddress! + y * w
+                        for x in 0..<w { falses[x] += line[x] ? 0 : sign }
+                    }
+                }
+                for y in -before...after { add(y, 1) }
+                for y in 0..<h {
+                    let result = out.baseAddress! + y * w
+                    for x in 0..<w { result[x] = falses[x] == 0 }
+                    add(y + after + 1, 1)
+                    add(y - before, -1)
+                }
+            }
+        }
         return out
     }
 }
