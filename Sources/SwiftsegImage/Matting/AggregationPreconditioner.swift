@@ -184,49 +184,67 @@ final class AggregationPreconditioner: MattingPreconditioner {
         var fill = memberStart
         for k in 0..<n { let a = Int(aggregate[k]); members[fill[a]] = Int32(k); fill[a] += 1 }
         fill = []
-        var rowStart = [0], columns: [Int32] = [], values: [Double] = []
-        var blocks = [Double](repeating: 0, count: 9 * 16)
-        var neighbour = [Int](repeating: -1, count: 9)
-        var u = [Double](repeating: 0, count: 9 * 4)
-        var touched = [Bool](repeating: false, count: 9)
+        // In fixed pieces of consecutive aggregates on the threads, each piece's rows then joined in order: the
+        // same matrix for any thread count.
+        let pieces = max(1, min(64, aggregates / 64))
+        let pieceRows = UnsafeMutableBufferPointer<(lengths: [Int], columns: [Int32], values: [Double])>.allocate(capacity: pieces)
+        pieceRows.initialize(repeating: ([], [], []))
+        defer { pieceRows.deinitialize(); pieceRows.deallocate() }
         let slotOffsets = s.slotOffsets
-        for a in 0..<aggregates {
-            for k in 0..<(9 * 16) { blocks[k] = 0 }
-            for k in 0..<9 { neighbour[k] = -1 }
-            for m in memberStart[a]..<memberStart[a + 1] {
-                let i = Int(members[m])
-                for k in 0..<36 { u[k] = 0 }
-                for k in 0..<9 { touched[k] = false }
-                let base = Int(s.gridIndex[i])
-                for k in 0..<25 {
-                    let j = Int(s.neighbours[base + slotOffsets[k]]), v = s.stencil[25 * i + k]
-                    guard j < n, v != 0 else { continue }
-                    let b = Int(aggregate[j])
-                    let slot = Int(blockX[b] - blockX[a] + 1) + 3 * Int(blockY[b] - blockY[a] + 1)
-                    neighbour[slot] = b
-                    touched[slot] = true
-                    for c in 0..<4 { u[4 * slot + c] += v * Double(basis[4 * j + c]) }
-                }
-                for slot in 0..<9 where touched[slot] {
-                    for r in 0..<4 {
-                        let qr = Double(basis[4 * i + r])
-                        guard qr != 0 else { continue }
-                        for c in 0..<4 { blocks[slot * 16 + 4 * r + c] += qr * u[4 * slot + c] }
+        let pieceAggregates = { (piece: Int) in (piece * aggregates / pieces)..<((piece + 1) * aggregates / pieces) }
+        SolverThreads.each(pieces, on: pool) { piece in
+            var lengths: [Int] = [], columns: [Int32] = [], values: [Double] = []
+            var blocks = [SIMD4<Double>](repeating: .zero, count: 9 * 4)   // [slot][row of P_a] → 4 columns of P_b
+            var neighbour = [Int](repeating: -1, count: 9)
+            var u = [SIMD4<Double>](repeating: .zero, count: 9)             // A's row i summed against P_b, per slot
+            var touched = [Bool](repeating: false, count: 9)
+            for a in pieceAggregates(piece) {
+                for k in 0..<(9 * 4) { blocks[k] = .zero }
+                for k in 0..<9 { neighbour[k] = -1 }
+                for m in memberStart[a]..<memberStart[a + 1] {
+                    let i = Int(members[m])
+                    for k in 0..<9 { u[k] = .zero; touched[k] = false }
+                    let base = Int(s.gridIndex[i])
+                    for k in 0..<25 {
+                        let j = Int(s.neighbours[base + slotOffsets[k]]), v = s.stencil[25 * i + k]
+                        guard j < n, v != 0 else { continue }
+                        let b = Int(aggregate[j])
+                        let slot = Int(blockX[b] - blockX[a] + 1) + 3 * Int(blockY[b] - blockY[a] + 1)
+                        neighbour[slot] = b
+                        touched[slot] = true
+                        u[slot] += v * SIMD4<Double>(SIMD4<Float>(basis[4 * j], basis[4 * j + 1], basis[4 * j + 2], basis[4 * j + 3]))
+                    }
+                    for slot in 0..<9 where touched[slot] {
+                        for r in 0..<4 {
+                            let qr = Double(basis[4 * i + r])
+                            guard qr != 0 else { continue }
+                            blocks[slot * 4 + r] += qr * u[slot]
+                        }
                     }
                 }
-            }
-            for r in 0..<kept[a] {
-                for slot in 0..<9 {
-                    let b = neighbour[slot]
-                    guard b >= 0 else { continue }
-                    for c in 0..<kept[b] {
-                        let v = blocks[slot * 16 + 4 * r + c]
-                        guard v != 0 else { continue }
-                        columns.append(offsets[b] + Int32(c)); values.append(v)
+                for r in 0..<kept[a] {
+                    var length = 0
+                    for slot in 0..<9 {
+                        let b = neighbour[slot]
+                        guard b >= 0 else { continue }
+                        for c in 0..<kept[b] {
+                            let v = blocks[slot * 4 + r][c]
+                            guard v != 0 else { continue }
+                            columns.append(offsets[b] + Int32(c)); values.append(v)
+                            length += 1
+                        }
                     }
+                    lengths.append(length)
                 }
-                rowStart.append(columns.count)
             }
+            pieceRows[piece] = (lengths, columns, values)
+        }
+        var rowStart = [0], columns: [Int32] = [], values: [Double] = []
+        rowStart.reserveCapacity(coarseCount + 1)
+        for piece in pieceRows {
+            for length in piece.lengths { rowStart.append(rowStart.last! + length) }
+            columns += piece.columns
+            values += piece.values
         }
         self.members = members
         self.memberStart = memberStart.map { Int32($0) }

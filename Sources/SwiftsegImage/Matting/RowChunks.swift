@@ -25,14 +25,7 @@ struct RowChunks {
     /// Runs `body` on every chunk; the chunks of one call may run at the same time, so `body` writes only its
     /// own rows.
     func forEach(_ body: (Range<Int>) -> Void) {
-        guard let pool, chunks > 1 else {
-            for c in 0..<chunks { body(range(c)) }
-            return
-        }
-        pool.run { worker in
-            var c = worker
-            while c < chunks { body(range(c)); c += pool.count }
-        }
+        SolverThreads.each(chunks, on: pool) { body(range($0)) }
     }
 
     /// Σ over the chunks of `body`'s partial sums, added in chunk order.
@@ -111,6 +104,16 @@ final class SolverThreads: @unchecked Sendable {
         while remaining.load(ordering: .acquiring) > 0 {
             spins += 1
             if spins > Self.spins { sched_yield() }
+        }
+    }
+
+    /// `body(t)` for t in 0..<count, item t on worker t mod T (all on the caller without a pool); returns when
+    /// all are done. The items of one call may run at the same time.
+    static func each(_ count: Int, on pool: SolverThreads?, _ body: (Int) -> Void) {
+        guard let pool, count > 1 else { for t in 0..<count { body(t) }; return }
+        pool.run { worker in
+            var t = worker
+            while t < count { body(t); t += pool.count }
         }
     }
 

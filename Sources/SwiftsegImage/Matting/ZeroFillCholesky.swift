@@ -71,7 +71,7 @@ public struct ZeroFillCholesky: Sendable {
                     s.neighbours.withUnsafeBufferPointer { neighbours in
                         shiftUsed.withUnsafeMutableBufferPointer { used in
                             let offsets = s.slotOffsets, pairs = Self.pairs
-                            Self.inStrips(strips.count, pool: pool) { t in
+                            SolverThreads.each(strips.count, on: pool) { t in
                                 let strip = strips[t]
                                 used[t] = Self.shifts.first { shift in
                                     Self.factor(strip, shift: shift, A: A, neighbours: neighbours, gridIndex: s.gridIndex,
@@ -106,15 +106,6 @@ public struct ZeroFillCholesky: Sendable {
         return gridIndex.map { grid[Int($0)] }
     }
 
-    /// Strip t of `count` on worker t mod T (or all on the caller).
-    private static func inStrips(_ count: Int, pool: SolverThreads?, _ body: (Int) -> Void) {
-        guard let pool, count > 1 else { for t in 0..<count { body(t) }; return }
-        pool.run { worker in
-            var t = worker
-            while t < count { body(t); t += pool.count }
-        }
-    }
-
     /// One strip's rows of L at `shift`; false on a non-positive pivot. Entries reaching outside the strip
     /// (j < strip.lowerBound) stay 0: the strips' factors are independent.
     private static func factor(_ strip: Range<Int>, shift: Double, A: UnsafeBufferPointer<Double>,
@@ -147,7 +138,7 @@ public struct ZeroFillCholesky: Sendable {
         factor.withUnsafeBufferPointer { L in
             inverseDiagonal.withUnsafeBufferPointer { D in
                 gridIndex.withUnsafeBufferPointer { at in
-                    Self.inStrips(strips.count, pool: pool) { t in
+                    SolverThreads.each(strips.count, on: pool) { t in
                         let strip = strips[t], interior = interiorStart[t]
                         // the first rows: slots only as far up as the strip's top row
                         func firstSlot(_ i: Int) -> Int { i >= interior ? 0 : max(0, (topRow[t] - unknown[i] / width + 2) * 5) }
