@@ -44,14 +44,25 @@ public struct ZeroFillCholesky: Sendable {
         gridCount = s.gridCount
         unknown = s.unknown
         gridIndex = s.gridIndex
-        // Strips of about equal size, cut where a pixel row starts.
-        let count = max(1, min(Self.maximumStrips, n / unknownsPerStrip))
+        // Strips of about equal size (an even number of them from two strips' worth, so that two threads get
+        // equal shares), each cut where a pixel row starts: at the row with the fewest unknowns within an
+        // eighth of a strip of the even cut, since the entries dropped between strips are the ones a cut row
+        // and its neighbours share.
+        let wanted = n / unknownsPerStrip
+        let count = wanted == 0 ? 1 : min(Self.maximumStrips, 2 * ((wanted + 1) / 2))
+        var rowStarts: [Int] = []          // index of each pixel row's first unknown, rows with unknowns only
+        for i in 0..<n where i == 0 || s.unknown[i - 1] / width != s.unknown[i] / width { rowStarts.append(i) }
+        rowStarts.append(n)
         var starts = [0]
         for k in 1..<max(count, 1) {
-            var i = k * n / count
-            let row = s.unknown[i] / width
-            while i > 0 && s.unknown[i - 1] / width == row { i -= 1 }
-            if i > starts.last! { starts.append(i) }
+            let target = k * n / count, reach = n / count / 8
+            var best = -1, bestSize = Int.max
+            for r in 1..<(rowStarts.count - 1) where abs(rowStarts[r] - target) <= reach || best < 0 && rowStarts[r] >= target {
+                let size = rowStarts[r + 1] - rowStarts[r]
+                if size < bestSize { best = r; bestSize = size }
+                if rowStarts[r] > target + reach { break }
+            }
+            if best > 0 && rowStarts[best] > starts.last! { starts.append(rowStarts[best]) }
         }
         starts.append(n)
         strips = (0..<(starts.count - 1)).map { starts[$0]..<starts[$0 + 1] }
