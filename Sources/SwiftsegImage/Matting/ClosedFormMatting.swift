@@ -223,13 +223,18 @@ public enum ClosedFormMatting {
         var windowIndex = [Int32](repeating: -1, count: w * h)
         var centres: [Int32] = []
         if w >= 3 && h >= 3 {
-            for y in 1..<(h - 1) {
-                for x in 1..<(w - 1) {
-                    var touches = false
-                    for dy in -1...1 { for dx in -1...1 where labels[(y + dy) * w + x + dx] == Trimap.unknown { touches = true } }
-                    guard touches else { continue }
-                    windowIndex[y * w + x] = Int32(centres.count)
-                    centres.append(Int32(y * w + x))
+            // a window touches an unknown pixel when its column of three above and below does, or a neighbour's
+            var column = [Bool](repeating: false, count: w)
+            labels.withUnsafeBufferPointer { labels in
+                for y in 1..<(h - 1) {
+                    for x in 0..<w {
+                        column[x] = labels[(y - 1) * w + x] == Trimap.unknown || labels[y * w + x] == Trimap.unknown
+                            || labels[(y + 1) * w + x] == Trimap.unknown
+                    }
+                    for x in 1..<(w - 1) where column[x - 1] || column[x] || column[x + 1] {
+                        windowIndex[y * w + x] = Int32(centres.count)
+                        centres.append(Int32(y * w + x))
+                    }
                 }
             }
         }
@@ -295,7 +300,7 @@ public enum ClosedFormMatting {
                                     for jx in (cx - 1)...(cx + 1) {
                                         let q = 3 * (jy * w + jx)
                                         let t = u0 * (I[q] - mu.0) + u1 * (I[q + 1] - mu.1) + u2 * (I[q + 2] - mu.2)
-                                        let value = (jy * w + jx == p ? 1.0 : 0.0) - (1 + t) / 9
+                                        let value = (jy * w + jx == p ? 1.0 : 0.0) - (1 + t) * (1.0 / 9)
                                         slots[(jy - py + 2) * 5 + (jx - px + 2)] += value
                                     }
                                 }
