@@ -55,8 +55,11 @@ public struct AlphaMatting: Sendable, Equatable {
         let exclusive = threads >= ProcessInfo.processInfo.activeProcessorCount
         if exclusive { Self.allCores.lock() }
         defer { if exclusive { Self.allCores.unlock() } }
-        let alpha = try ClosedFormMatting.alpha(rgb: photo, trimap: trimap, options: options)
-        let foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads)
+        // one set of solver threads for both steps
+        let (alpha, foreground) = try SolverThreads.with(threads: threads) { pool in
+            let alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
+            return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool))
+        }
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
         for i in 0..<(photo.width * photo.height) {
             for k in 0..<3 { pixels[4 * i + k] = UInt8(min(255, max(0, Double(foreground[3 * i + k]) * 255))) }

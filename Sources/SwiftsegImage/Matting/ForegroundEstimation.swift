@@ -25,6 +25,12 @@ public enum ForegroundEstimation {
         }
     }
 
+    /// On a pool of the caller's (``AlphaMatting`` shares the solver's), with the public defaults.
+    static func foreground(rgb image: Image, alpha input: [Double], pool: SolverThreads?) -> [Float] {
+        foreground(rgb: image, alpha: input, regularization: 1e-5, smallIterations: 10, bigIterations: 2, smallSize: 32,
+                   gradientWeight: 1, pool: pool)
+    }
+
     static func foreground(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
                            bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?) -> [Float] {
         let w0 = image.width, h0 = image.height, c = image.channels
