@@ -265,6 +265,20 @@ final class MattingTests: XCTestCase {
         for i in 0..<settings.count { XCTAssertEqual(results[i]?.pixels, alone.pixels, "matting \(i)") }
     }
 
+    /// The solver keeps its big arrays for the next matting (``ScratchArrays``, internal): photos of other
+    /// sizes in turn, on kept arrays bigger than they need, give the bytes they gave the first time.
+    func testMattingsInTurnOnKeptArraysGiveTheSameBytes() throws {
+        var first: [String: [UInt8]] = [:]
+        for round in 0..<2 {
+            for (name, file) in Self.cases {
+                let photo = try Image(contentsOfFile: Fixtures.path("photos/\(file)"))
+                let mask = try Image(contentsOfFile: Fixtures.path("photos/\(name).rembg-mask.png"))
+                let pixels = try XCTUnwrap(try AlphaMatting().cutout(photo, mask: mask)).pixels
+                if round == 0 { first[name] = pixels } else { XCTAssertTrue(pixels == first[name], name) }
+            }
+        }
+    }
+
     /// The foreground's sweeps as a wavefront on 2 or 3 threads: the bytes of the raster order on one.
     func testTheForegroundWavefrontIsTheRasterOrder() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))

@@ -55,7 +55,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         let n = s.unknown.count
         if n <= zeroFillUnknowns {
             zeroFill = try ZeroFillCholesky(s, pool: pool)
-            zeroFillGrid = [Double](repeating: 0, count: s.gridCount)
+            zeroFillGrid = ScratchArrays.shared.array(s.gridCount, repeating: 0.0)
             smoother = []
         } else {
             zeroFill = nil
@@ -259,6 +259,8 @@ final class AggregationPreconditioner: MattingPreconditioner {
         coarseResidual = [Double](repeating: 0, count: coarseCount + 4)
         coarseCorrection = [Double](repeating: 0, count: coarseCount + 4)
     }
+
+    deinit { ScratchArrays.shared.recycle(&zeroFillGrid) }
 
     func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
         basis.withUnsafeBufferPointer { basis in

@@ -56,7 +56,7 @@ public struct AlphaMatting: Sendable, Equatable {
         if exclusive { Self.allCores.lock() }
         defer { if exclusive { Self.allCores.unlock() } }
         // one set of solver threads for both steps
-        let (alpha, foreground) = try SolverThreads.with(threads: threads) { pool in
+        var (alpha, foreground) = try SolverThreads.with(threads: threads) { pool in
             let alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
             return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool))
         }
@@ -65,6 +65,8 @@ public struct AlphaMatting: Sendable, Equatable {
             for k in 0..<3 { pixels[4 * i + k] = UInt8(min(255, max(0, Double(foreground[3 * i + k]) * 255))) }
             pixels[4 * i + 3] = UInt8(min(255, max(0, alpha[i] * 255)))
         }
+        ScratchArrays.shared.recycle(&alpha)
+        ScratchArrays.shared.recycle(&foreground)
         return Image(width: photo.width, height: photo.height, channels: 4, pixels: pixels)
     }
 }

@@ -56,11 +56,11 @@ public enum ClosedFormMatting {
         public let unknown: [Int]           // pixel index of each unknown
         public let rhs: [Double]
         /// 25 per unknown, slot (dy + 2) · 5 + (dx + 2).
-        let stencil: [Double]
+        var stencil: [Double]   // var: handed back to ``ScratchArrays`` when the solve is done
         /// Each unknown's index in the padded grid, (y + 2) · (width + 4) + x + 2.
         let gridIndex: [Int32]
         /// The padded grid: the unknown index at each pixel, or `unknown.count` for a known or off-image one.
-        let neighbours: [Int32]
+        var neighbours: [Int32]   // var: handed back to ``ScratchArrays`` too
 
         var paddedWidth: Int { width + 4 }
         var gridCount: Int { (width + 4) * (height + 4) }
@@ -153,8 +153,12 @@ public enum ClosedFormMatting {
     }
 
     static func solve(rgb image: Image, trimap: Trimap, options: Options, pool: SolverThreads?) throws -> Solution {
-        let system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool)
-        var alpha = trimap.labels.map { $0 == Trimap.foreground ? 1.0 : $0 == Trimap.background ? 0.0 : Double($0) / 255 }
+        var system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool)
+        defer { ScratchArrays.shared.recycle(&system.stencil); ScratchArrays.shared.recycle(&system.neighbours) }
+        var alpha = ScratchArrays.shared.array(trimap.labels.count, repeating: 0.0)
+        for (i, label) in trimap.labels.enumerated() {
+            alpha[i] = label == Trimap.foreground ? 1.0 : label == Trimap.background ? 0.0 : Double(label) / 255
+        }
         guard !system.unknown.isEmpty else {
             return Solution(alpha: alpha, iterations: 0, preconditioner: options.preconditioner, coarseUnknowns: 0)
         }
@@ -220,7 +224,8 @@ public enum ClosedFormMatting {
         let unknown = (0..<(w * h)).filter { labels[$0] == Trimap.unknown }
         // Window statistics for every interior centre with an unknown pixel in its 3×3: numbered in one pass,
         // then computed, like the rows after them, in parallel chunks (each writes only its own entries).
-        var windowIndex = [Int32](repeating: -1, count: w * h)
+        var windowIndex = ScratchArrays.shared.array(w * h, repeating: Int32(-1))
+        defer { ScratchArrays.shared.recycle(&windowIndex) }
         var centres: [Int32] = []
         if w >= 3 && h >= 3 {
             // a window touches an unknown pixel when its column of three above and below does, or a neighbour's
@@ -238,8 +243,9 @@ public enum ClosedFormMatting {
                 }
             }
         }
-        var means = [Double](repeating: 0, count: 3 * centres.count)       // per window: μ
-        var inverses = [Double](repeating: 0, count: 6 * centres.count)    // (Σ + ε/9)⁻¹: m00 m01 m02 m11 m12 m22
+        var means = ScratchArrays.shared.array(3 * centres.count, repeating: 0.0)       // per window: μ
+        var inverses = ScratchArrays.shared.array(6 * centres.count, repeating: 0.0)    // (Σ + ε/9)⁻¹: m00 m01 m02 m11 m12 m22
+        defer { ScratchArrays.shared.recycle(&means); ScratchArrays.shared.recycle(&inverses) }
         means.withUnsafeMutableBufferPointer { means in
             inverses.withUnsafeMutableBufferPointer { inverses in
                 RowChunks(count: centres.count, pool: pool).forEach { windows in
@@ -272,10 +278,10 @@ public enum ClosedFormMatting {
         }
         centres = []
         let paddedWidth = w + 4
-        var neighbours = [Int32](repeating: Int32(unknown.count), count: paddedWidth * (h + 4))
+        var neighbours = ScratchArrays.shared.array(paddedWidth * (h + 4), repeating: Int32(unknown.count))
         let gridIndex = unknown.map { Int32(($0 / w + 2) * paddedWidth + $0 % w + 2) }
         for k in unknown.indices { neighbours[Int(gridIndex[k])] = Int32(k) }
-        var stencil = [Double](repeating: 0, count: 25 * unknown.count)
+        var stencil = ScratchArrays.shared.array(25 * unknown.count, repeating: 0.0)
         var rhs = [Double](repeating: 0, count: unknown.count)
         stencil.withUnsafeMutableBufferPointer { stencil in
             rhs.withUnsafeMutableBufferPointer { rhs in
@@ -373,39 +379,40 @@ public enum ClosedFormMatting {
         let n = s.unknown.count
         let chunks = RowChunks(count: n, pool: pool)
         var solution = [Double](repeating: 0, count: n), iterations = 0
-        let work = UnsafeMutableBufferPointer<Double>.allocate(capacity: 3 * n + s.gridCount)
-        defer { work.deallocate() }
-        // p, the product's input, lives on the padded grid (``System/multiply(grid:into:chunks:)``)
-        let r = work.baseAddress!, z = r + n, q = z + n, grid = q + n
-        grid.initialize(repeating: 0, count: s.gridCount)
-        s.rhs.withUnsafeBufferPointer { b in r.update(from: b.baseAddress!, count: n) }
-        let normB = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * r[i] }; return t }.squareRoot()
-        if normB == 0 { return (solution, 0) }
-        try solution.withUnsafeMutableBufferPointer { solution in
-            try s.gridIndex.withUnsafeBufferPointer { at in
-                let x = solution.baseAddress!
-                var rz = preconditioner.solve(r, into: z, chunks: chunks)
-                chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
-                for iteration in 0..<options.maximumIterations {
-                    let step = rz / s.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
-                    let rr = chunks.sum { rows in
-                        var t = 0.0
-                        for i in rows { x[i] += step * grid[Int(at[i])]; r[i] -= step * q[i]; t += r[i] * r[i] }
-                        return t
+        var workArray = ScratchArrays.shared.array(3 * n + s.gridCount, repeating: 0.0)
+        defer { ScratchArrays.shared.recycle(&workArray) }
+        try workArray.withUnsafeMutableBufferPointer { work in
+            // p, the product's input, lives on the padded grid (``System/multiply(grid:into:chunks:)``)
+            let r = work.baseAddress!, z = r + n, q = z + n, grid = q + n
+            s.rhs.withUnsafeBufferPointer { b in r.update(from: b.baseAddress!, count: n) }
+            let normB = chunks.sum { rows in var t = 0.0; for i in rows { t += r[i] * r[i] }; return t }.squareRoot()
+            if normB == 0 { return }
+            try solution.withUnsafeMutableBufferPointer { solution in
+                try s.gridIndex.withUnsafeBufferPointer { at in
+                    let x = solution.baseAddress!
+                    var rz = preconditioner.solve(r, into: z, chunks: chunks)
+                    chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
+                    for iteration in 0..<options.maximumIterations {
+                        let step = rz / s.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
+                        let rr = chunks.sum { rows in
+                            var t = 0.0
+                            for i in rows { x[i] += step * grid[Int(at[i])]; r[i] -= step * q[i]; t += r[i] * r[i] }
+                            return t
+                        }
+                        if rr.squareRoot() < options.relativeTolerance * normB {
+                            iterations = iteration + 1
+                            return
+                        }
+                        let next = preconditioner.solve(r, into: z, chunks: chunks)
+                        guard next > 0, next.isFinite else {
+                            throw Failure(description: "alpha matting: the preconditioner is not positive definite for this photo")
+                        }
+                        let beta = next / rz
+                        rz = next
+                        chunks.forEach { rows in for i in rows { let g = Int(at[i]); grid[g] = z[i] + beta * grid[g] } }
                     }
-                    if rr.squareRoot() < options.relativeTolerance * normB {
-                        iterations = iteration + 1
-                        return
-                    }
-                    let next = preconditioner.solve(r, into: z, chunks: chunks)
-                    guard next > 0, next.isFinite else {
-                        throw Failure(description: "alpha matting: the preconditioner is not positive definite for this photo")
-                    }
-                    let beta = next / rz
-                    rz = next
-                    chunks.forEach { rows in for i in rows { let g = Int(at[i]); grid[g] = z[i] + beta * grid[g] } }
+                    throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
                 }
-                throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
             }
         }
         return (solution, iterations)

@@ -36,11 +36,13 @@ public enum ForegroundEstimation {
         let w0 = image.width, h0 = image.height, c = image.channels
         // 4 per pixel (the fourth 0) here and in F and B: a pixel's three channels are one SIMD value, worked on
         // lane by lane with the scalar operations, so the same bytes
-        var rgb = [Float](repeating: 0, count: w0 * h0 * 4)
+        let scratch = ScratchArrays.shared
+        var rgb = scratch.array(w0 * h0 * 4, repeating: Float(0))
         for i in 0..<(w0 * h0) {
             for k in 0..<3 { rgb[4 * i + k] = Float(Double(image.pixels[i * c + (c < 3 ? 0 : k)]) / 255) }
         }
-        let alpha0 = input.map { Float($0) }
+        var alpha0 = scratch.array(w0 * h0, repeating: Float(0))
+        for i in 0..<(w0 * h0) { alpha0[i] = Float(input[i]) }
         var fMean = [Float](repeating: 0, count: 3), bMean = [Float](repeating: 0, count: 3)
         var fCount = 0, bCount = 0
         for i in 0..<(w0 * h0) {
@@ -56,7 +58,8 @@ public enum ForegroundEstimation {
         func resized(_ src: [Float], _ ws: Int, _ hs: Int, _ depth: Int, _ wd: Int, _ hd: Int) -> [Float] {
             // the source column of each destination column once, not a division per pixel
             let columns = (0..<wd).map { x in max(0, min(ws - 1, x * ws / wd)) * depth }
-            return [Float](unsafeUninitializedCapacity: wd * hd * depth) { dst, count in
+            var resized = scratch.array(wd * hd * depth, repeating: Float(0))
+            resized.withUnsafeMutableBufferPointer { dst in
                 src.withUnsafeBufferPointer { src in
                     for y in 0..<hd {
                         let row = src.baseAddress! + max(0, min(hs - 1, y * hs / hd)) * ws * depth
@@ -67,18 +70,22 @@ public enum ForegroundEstimation {
                         }
                     }
                 }
-                count = wd * hd * depth
             }
+            return resized
         }
         var F = fPrev, B = bPrev
         for level in 0...max(levels, 0) {
             let w = levels == 0 ? w0 : Int(pow(Double(w0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
             let h = levels == 0 ? h0 : Int(pow(Double(h0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
             // at full size the photo and alpha are their own nearest-neighbour resizing: no copies
-            let image = w == w0 && h == h0 ? rgb : resized(rgb, w0, h0, 4, w, h)
-            let alpha = w == w0 && h == h0 ? alpha0 : resized(alpha0, w0, h0, 1, w, h)
+            let full = w == w0 && h == h0
+            var image = full ? rgb : resized(rgb, w0, h0, 4, w, h)
+            var alpha = full ? alpha0 : resized(alpha0, w0, h0, 1, w, h)
+            defer { if !full { scratch.recycle(&image); scratch.recycle(&alpha) } }
             F = resized(fPrev, wPrev, hPrev, 4, w, h)
             B = resized(bPrev, wPrev, hPrev, 4, w, h)
+            scratch.recycle(&fPrev)
+            scratch.recycle(&bPrev)
             let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
             image.withUnsafeBufferPointer { image in
                 alpha.withUnsafeBufferPointer { alpha in
@@ -94,8 +101,10 @@ public enum ForegroundEstimation {
             }
             fPrev = F; bPrev = B; wPrev = w; hPrev = h
         }
-        var out = [Float](repeating: 0, count: w0 * h0 * 3)
+        var out = scratch.array(w0 * h0 * 3, repeating: Float(0))   // AlphaMatting hands it back after the cutout
         for i in 0..<(w0 * h0) { for k in 0..<3 { out[3 * i + k] = F[4 * i + k] } }
+        fPrev = []; bPrev = []
+        scratch.recycle(&F); scratch.recycle(&B); scratch.recycle(&rgb); scratch.recycle(&alpha0)
         return out
     }
 
