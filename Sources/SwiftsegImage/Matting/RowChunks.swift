@@ -16,8 +16,6 @@ struct RowChunks {
         self.pool = pool
     }
 
-    var threads: Int { pool?.count ?? 1 }
-
     func range(_ chunk: Int) -> Range<Int> {
         (chunk * Self.rowsPerChunk)..<min(count, (chunk + 1) * Self.rowsPerChunk)
     }

@@ -2,8 +2,8 @@
 /// incomplete Cholesky factor with no fill (IC(0)), L Lᵀ ≈ A + s·diag(A) on A's own pattern, stored like the
 /// system itself, as the 12 stencil slots before a pixel in raster order (slots 0..<12 of the 5×5 stencil,
 /// 0 where the neighbour is known) and 1 / L_ii per unknown. With the coarse correction it needs 1.6–2.8× fewer
-/// CG iterations than Jacobi does (chelsea 178 → 61, rocket 123 → 46, chelsea at 1 MP 176 → 103; PERF.md
-/// "Alpha matting").
+/// CG iterations than Jacobi does (astronaut 172 → 67, chelsea 178 → 62, rocket 123 → 47, chelsea at 1 MP
+/// 176 → 102; PERF.md "Alpha matting").
 ///
 /// The unknowns are cut into strips of whole pixel rows (their number fixed by the band's size, never by the
 /// thread count), and the factor drops A's entries between strips: each strip is factored and solved on its
