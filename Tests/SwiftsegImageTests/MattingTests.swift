@@ -279,14 +279,40 @@ final class MattingTests: XCTestCase {
         }
     }
 
-    /// The foreground's sweeps as a wavefront on 2 or 3 threads: the bytes of the raster order on one.
-    func testTheForegroundWavefrontIsTheRasterOrder() throws {
+    /// The foreground four pixels at a time (skewed bands, wavefront on 2 or 3 threads): the bytes of the
+    /// reference's raster order, pixel by pixel, on a real photo and matte.
+    func testTheForegroundIsTheReferencesOnAPhoto() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))
         let mask = try Image(contentsOfFile: Fixtures.path("photos/astronaut.rembg-mask.png"))
         let alpha = mask.pixels.map { Double($0) / 255 }
-        let one = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: 1)
-        for threads in [2, 3] {
-            XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads) == one, "\(threads) threads")
+        let reference = ForegroundEstimation.foregroundReference(rgb: photo, alpha: alpha)
+        for threads in [1, 2, 3] {
+            XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads) == reference,
+                          "\(threads) threads")
+        }
+    }
+
+    /// The same on sizes that meet every border case: one row or column, partial last bands (height mod 4 of
+    /// 1, 2, 3), bands narrower than a step's skew, gray photos, and wavefronts over several blocks.
+    func testTheForegroundIsTheReferencesOnEverySize() {
+        var state: UInt64 = 9
+        func next() -> UInt8 { state = state &* 6364136223846793005 &+ 1442695040888963407; return UInt8(truncatingIfNeeded: state >> 56) }
+        let sizes = [(1, 1), (1, 7), (7, 1), (2, 3), (3, 2), (5, 4), (4, 5), (9, 6), (13, 11), (37, 14), (200, 9), (150, 38)]
+        for (w, h) in sizes {
+            for channels in [3, 1] {
+                let pixels = (0..<(w * h * channels)).map { _ in next() }
+                // a matte with sure regions and soft edges, like a real one
+                let alpha = (0..<(w * h)).map { i -> Double in
+                    let x = i % w, v = Double(next()) / 255
+                    return x < w / 3 ? (v < 0.5 ? 0 : v * 0.2) : x > 2 * w / 3 ? (v < 0.5 ? 1 : 0.8 + v * 0.2) : v
+                }
+                let photo = Image(width: w, height: h, channels: channels, pixels: pixels)
+                let reference = ForegroundEstimation.foregroundReference(rgb: photo, alpha: alpha)
+                for threads in [1, 2, 3] {
+                    let fast = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads)
+                    XCTAssertTrue(fast == reference, "\(w)×\(h), \(channels) channels, \(threads) threads")
+                }
+            }
         }
     }
 

@@ -12,9 +12,12 @@ import Synchronization
 /// let rgb = ForegroundEstimation.foreground(rgb: photo, alpha: alpha)   // [Float] 0…1, 3 per pixel
 /// ```
 ///
-/// The sweeps run in raster order, updating in place, as pymatting's do; values are Float, as pymatting's are.
-/// On several threads a sweep runs as a wavefront (rows dealt out in turn, each a block behind the row above),
-/// which reads every neighbour in the state the raster order has it: the same bytes for any thread count.
+/// The sweeps run in raster order, updating in place, as pymatting's do, in Float; each pixel's solve is written
+/// so that Float is enough (``solve(alpha:photo:weights:neighbours:)``), where pymatting needs Double for it:
+/// against pymatting's colours, mean |Δ| 0.002–0.03 of 255 on the fixtures (MattingTests).
+/// ``foregroundReference(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:)``
+/// is that loop pixel by pixel; ``foreground(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:threads:)``
+/// gives its bytes four pixels at a time (``SkewedBands``), on any number of threads.
 public enum ForegroundEstimation {
     public static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
                                   smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
@@ -33,182 +36,408 @@ public enum ForegroundEstimation {
 
     static func foreground(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
                            bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?) -> [Float] {
-        let w0 = image.width, h0 = image.height, c = image.channels
-        // 4 per pixel (the fourth 0) here and in F and B: a pixel's three channels are one SIMD value, worked on
-        // lane by lane with the scalar operations, so the same bytes
+        let w0 = image.width, h0 = image.height
+        let means = meanColours(image, input)
         let scratch = ScratchArrays.shared
-        var rgb = scratch.array(w0 * h0 * 4, repeating: Float(0))
-        for i in 0..<(w0 * h0) {
-            for k in 0..<3 { rgb[4 * i + k] = Float(Double(image.pixels[i * c + (c < 3 ? 0 : k)]) / 255) }
-        }
-        var alpha0 = scratch.array(w0 * h0, repeating: Float(0))
-        for i in 0..<(w0 * h0) { alpha0[i] = Float(input[i]) }
-        var fMean = [Float](repeating: 0, count: 3), bMean = [Float](repeating: 0, count: 3)
-        var fCount = 0, bCount = 0
-        for i in 0..<(w0 * h0) {
-            if alpha0[i] > 0.9 { for k in 0..<3 { fMean[k] += rgb[4 * i + k] }; fCount += 1 }
-            if alpha0[i] < 0.1 { for k in 0..<3 { bMean[k] += rgb[4 * i + k] }; bCount += 1 }
-        }
+        // The level before the first: 1×1, the mean colours.
+        var previousLayout = SkewedBands(width: 1, height: 1)
+        var previous = scratch.array(previousLayout.count, repeating: Float(0))
         for k in 0..<3 {
-            fMean[k] = Float(Double(fMean[k]) / (Double(fCount) + 1e-5))
-            bMean[k] = Float(Double(bMean[k]) / (Double(bCount) + 1e-5))
+            previous[previousLayout.index(y: 0, x: 0, field: SkewedBands.foreground + k)] = means.foreground[k]
+            previous[previousLayout.index(y: 0, x: 0, field: SkewedBands.background + k)] = means.background[k]
         }
-        var fPrev = fMean + [0], bPrev = bMean + [0], wPrev = 1, hPrev = 1
+        for (w, h) in levelSizes(width: w0, height: h0) {
+            let layout = SkewedBands(width: w, height: h)
+            var current = scratch.array(layout.count, repeating: Float(0))
+            current.withUnsafeMutableBufferPointer { current in
+                previous.withUnsafeBufferPointer { previous in
+                    layout.fill(current.baseAddress!, photo: image, alpha: input, previous: previous.baseAddress!,
+                                previousLayout: previousLayout, pool: pool)
+                }
+                let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
+                for _ in 0..<iterations {
+                    layout.sweep(current.baseAddress!, regularization: regularization, gradientWeight: gradientWeight,
+                                 pool: pool)
+                }
+            }
+            scratch.recycle(&previous)
+            previous = current
+            previousLayout = layout
+        }
+        var out = scratch.array(w0 * h0 * 3, repeating: Float(0))   // AlphaMatting hands it back after the cutout
+        for y in 0..<h0 {
+            for x in 0..<w0 {
+                for k in 0..<3 {
+                    out[3 * (y * w0 + x) + k] = previous[previousLayout.index(y: y, x: x, field: SkewedBands.foreground + k)]
+                }
+            }
+        }
+        scratch.recycle(&previous)
+        return out
+    }
+
+    /// The photo's channel `k` at pixel `i` as the sweeps see it: 0…1 in Float (gray: its one channel thrice).
+    @inline(__always)
+    static func photoValue(_ pixels: UnsafeBufferPointer<UInt8>, channels c: Int, pixel i: Int, channel k: Int) -> Float {
+        photoValues[Int(pixels[i * c + (c < 3 ? 0 : k)])]
+    }
+
+    /// v / 255 in Double, rounded to Float, for v = 0…255 (as pymatting scales the photo).
+    static let photoValues: [Float] = (0...255).map { Float(Double($0) / 255) }
+
+    /// The mean colours where α > 0.9 and where α < 0.1 (pymatting's start, the 1×1 level): the bytes summed
+    /// exactly as integers, then scaled, where pymatting sums the 0…1 values in Float (its means are within
+    /// Float's rounding of these).
+    static func meanColours(_ image: Image, _ alpha: [Double]) -> (foreground: [Float], background: [Float]) {
+        var sums = [Int](repeating: 0, count: 8)   // foreground r, g, b, count; background r, g, b, count
+        let c = image.channels
+        image.pixels.withUnsafeBufferPointer { pixels in
+            alpha.withUnsafeBufferPointer { alpha in
+                for i in 0..<(image.width * image.height) {
+                    let a = Float(alpha[i])
+                    guard a > 0.9 || a < 0.1 else { continue }
+                    let o = a > 0.9 ? 0 : 4, pixel = i * c
+                    sums[o] += Int(pixels[pixel])
+                    sums[o + 1] += Int(pixels[pixel + (c < 3 ? 0 : 1)])
+                    sums[o + 2] += Int(pixels[pixel + (c < 3 ? 0 : 2)])
+                    sums[o + 3] += 1
+                }
+            }
+        }
+        func mean(_ o: Int) -> [Float] { (0..<3).map { Float(Double(sums[o + $0]) / 255 / (Double(sums[o + 3]) + 1e-5)) } }
+        return (mean(0), mean(4))
+    }
+
+    /// The levels' sizes, 1×1 up to the photo's.
+    static func levelSizes(width w0: Int, height h0: Int) -> [(width: Int, height: Int)] {
         let levels = Int(ceil(log2(Double(max(w0, h0)))))
+        guard levels > 0 else { return [(w0, h0)] }
+        return (0...levels).map { level in
+            (Int(pow(Double(w0), Double(level) / Double(levels)).rounded(.toNearestOrEven)),
+             Int(pow(Double(h0), Double(level) / Double(levels)).rounded(.toNearestOrEven)))
+        }
+    }
+
+    // MARK: The reference
+
+    /// pymatting's loop as written, pixel by pixel in raster order on one thread (each pixel's three channels
+    /// one SIMD value, worked on lane by lane with the scalar operations): what the fast path is tested against.
+    public static func foregroundReference(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
+                                           smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
+                                           gradientWeight: Float = 1) -> [Float] {
+        let w0 = image.width, h0 = image.height
+        // 4 per pixel (the fourth 0) here and in F and B
+        var rgb = [Float](repeating: 0, count: w0 * h0 * 4)
+        image.pixels.withUnsafeBufferPointer { pixels in
+            for i in 0..<(w0 * h0) {
+                for k in 0..<3 { rgb[4 * i + k] = photoValue(pixels, channels: image.channels, pixel: i, channel: k) }
+            }
+        }
+        let alpha0 = input.map { Float($0) }
+        let means = meanColours(image, input)
+        var F = means.foreground + [0], B = means.background + [0], wPrev = 1, hPrev = 1
         func resized(_ src: [Float], _ ws: Int, _ hs: Int, _ depth: Int, _ wd: Int, _ hd: Int) -> [Float] {
-            // the source column of each destination column once, not a division per pixel
-            let columns = (0..<wd).map { x in max(0, min(ws - 1, x * ws / wd)) * depth }
-            var resized = scratch.array(wd * hd * depth, repeating: Float(0))
-            resized.withUnsafeMutableBufferPointer { dst in
-                src.withUnsafeBufferPointer { src in
-                    for y in 0..<hd {
-                        let row = src.baseAddress! + max(0, min(hs - 1, y * hs / hd)) * ws * depth
-                        var out = dst.baseAddress! + y * wd * depth
-                        for x in columns {
-                            for k in 0..<depth { out[k] = row[x + k] }
-                            out += depth
-                        }
-                    }
+            var resized = [Float](repeating: 0, count: wd * hd * depth)
+            for y in 0..<hd {
+                for x in 0..<wd {
+                    let source = max(0, min(hs - 1, y * hs / hd)) * ws + max(0, min(ws - 1, x * ws / wd))
+                    for k in 0..<depth { resized[(y * wd + x) * depth + k] = src[source * depth + k] }
                 }
             }
             return resized
         }
-        var F = fPrev, B = bPrev
-        for level in 0...max(levels, 0) {
-            let w = levels == 0 ? w0 : Int(pow(Double(w0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
-            let h = levels == 0 ? h0 : Int(pow(Double(h0), Double(level) / Double(levels)).rounded(.toNearestOrEven))
-            // at full size the photo and alpha are their own nearest-neighbour resizing: no copies
-            let full = w == w0 && h == h0
-            var image = full ? rgb : resized(rgb, w0, h0, 4, w, h)
-            var alpha = full ? alpha0 : resized(alpha0, w0, h0, 1, w, h)
-            defer { if !full { scratch.recycle(&image); scratch.recycle(&alpha) } }
-            F = resized(fPrev, wPrev, hPrev, 4, w, h)
-            B = resized(bPrev, wPrev, hPrev, 4, w, h)
-            scratch.recycle(&fPrev)
-            scratch.recycle(&bPrev)
+        for (w, h) in levelSizes(width: w0, height: h0) {
+            let image = resized(rgb, w0, h0, 4, w, h), alpha = resized(alpha0, w0, h0, 1, w, h)
+            F = resized(F, wPrev, hPrev, 4, w, h)
+            B = resized(B, wPrev, hPrev, 4, w, h)
             let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
-            image.withUnsafeBufferPointer { image in
-                alpha.withUnsafeBufferPointer { alpha in
-                    F.withUnsafeMutableBufferPointer { F in
-                        B.withUnsafeMutableBufferPointer { B in
-                            for _ in 0..<iterations {
-                                sweep(image: image, alpha: alpha, F: F, B: B, width: w, height: h,
-                                      regularization: regularization, gradientWeight: gradientWeight, pool: pool)
+            for _ in 0..<iterations {
+                image.withUnsafeBufferPointer { image in
+                    alpha.withUnsafeBufferPointer { alpha in
+                        F.withUnsafeMutableBufferPointer { F in
+                            B.withUnsafeMutableBufferPointer { B in
+                                for y in 0..<h {
+                                    referenceRow(image: image, alpha: alpha, F: F, B: B, width: w, height: h, row: y,
+                                                 regularization: regularization, gradientWeight: gradientWeight)
+                                }
                             }
                         }
                     }
                 }
             }
-            fPrev = F; bPrev = B; wPrev = w; hPrev = h
+            wPrev = w; hPrev = h
         }
-        var out = scratch.array(w0 * h0 * 3, repeating: Float(0))   // AlphaMatting hands it back after the cutout
-        for i in 0..<(w0 * h0) { for k in 0..<3 { out[3 * i + k] = F[4 * i + k] } }
-        fPrev = []; bPrev = []
-        scratch.recycle(&F); scratch.recycle(&B); scratch.recycle(&rgb); scratch.recycle(&alpha0)
-        return out
+        return (0..<(w0 * h0 * 3)).map { F[4 * ($0 / 3) + $0 % 3] }
+    }
+
+    /// Row `y`, left to right: per pixel, the 2×2 least-squares solve for its foreground and background colours
+    /// given its neighbours' (left, right, up, down, clamped at the border): ``solve(alpha:photo:weights:neighbours:)``.
+    private static func referenceRow(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
+                                     F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
+                                     width w: Int, height h: Int, row y: Int,
+                                     regularization: Float, gradientWeight: Float) {
+        for x in 0..<w {
+            let p = y * w + x
+            // left, right, up, down
+            let q = [y * w + max(0, x - 1), y * w + min(w - 1, x + 1), max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x]
+            let weights = q.map { regularization + gradientWeight * abs(alpha[p] - alpha[$0]) }
+            for k in 0..<3 {
+                let (f, b) = solve(alpha: alpha[p], photo: image[4 * p + k], weights: weights,
+                                   neighbours: q.map { (F: F[4 * $0 + k], B: B[4 * $0 + k]) })
+                F[4 * p + k] = f
+                B[4 * p + k] = b
+            }
+        }
+    }
+
+    /// One pixel's channel: the minimiser of (α·F + (1 − α)·B − I)² + Σ wᵢ·((F − Fᵢ)² + (B − Bᵢ)²) over the
+    /// neighbours i (left, right, up, down), clamped to 0…1. pymatting solves the 2×2 normal equations
+    /// [α² + S, α(1 − α); α(1 − α), (1 − α)² + S] (S = Σ wᵢ) by their inverse in Double; their determinant and
+    /// products cancel to 1e-4 where the weights are near the regularization (flat α), which Float cannot
+    /// afford. The same solution written without the cancelling terms — det = S·(α² + (1 − α)²) + S²,
+    /// F = ((1 − α)·A + S·f) / det, B = (S·g − α·A) / det with P = Σ wᵢFᵢ, Q = Σ wᵢBᵢ, f = α·I + P,
+    /// g = (1 − α)·I + Q, A = (1 − α)·P − α·Q (the photo's terms cancel exactly in A) — is accurate in Float
+    /// (within 1e-6 of pymatting's Double solution). Written once, for Float and four lanes of Float alike: the
+    /// fast path's lanes take each operation in this order, so its bytes are the reference's.
+    static func solve(alpha a0: Float, photo: Float, weights w: [Float], neighbours n: [(F: Float, B: Float)]) -> (Float, Float) {
+        let a1 = 1 - a0
+        let sum = w[0] + w[1] + w[2] + w[3]
+        // the left neighbour last: in the fast path it is the pixel solved just before, still in registers
+        let P = w[1] * n[1].F + w[2] * n[2].F + w[3] * n[3].F + w[0] * n[0].F
+        let Q = w[1] * n[1].B + w[2] * n[2].B + w[3] * n[3].B + w[0] * n[0].B
+        let f = a0 * photo + P, g = a1 * photo + Q
+        let A = a1 * P - a0 * Q
+        let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
+        let inverse = 1 / determinant
+        return (clamped((a1 * A + sum * f) * inverse), clamped((sum * g - a0 * A) * inverse))
+    }
+
+    /// max(0, min(1, v)), in the order of the SIMD version's two selects.
+    static func clamped(_ v: Float) -> Float {
+        let below = v > 1 ? 1 : v
+        return below < 0 ? 0 : below
     }
 
     /// max(0, min(1, v)) lane by lane.
     @inline(__always)
-    private static func clamped(_ v: SIMD4<Double>) -> SIMD4<Double> {
+    static func clamped(_ v: SIMD4<Float>) -> SIMD4<Float> {
         let below = v.replacing(with: 1, where: v .> 1)
         return below.replacing(with: 0, where: below .< 0)
     }
+}
 
-    /// A row's progress in a wavefront sweep: `row · blocks + blocks done` of the last row it worked on.
+/// The foreground sweeps' layout: the rows in bands of four, each band stored by steps s, where step s holds
+/// the band's rows 0, 1, 2, 3 at columns s, s − 1, s − 2, s − 3 — one SIMD4 lane per row, ten SIMD4 per step
+/// (α; the photo's r, g, b; F's r, g, b; B's r, g, b). In raster order a pixel's left and up neighbours are
+/// already new and its right and down ones still old; on such a diagonal no pixel is another's neighbour, so
+/// a step solves four pixels at once, and every neighbour is a lane of the steps beside it: left the step just
+/// solved, up that step moved one lane down (lane 0 from the band above, three steps on), right the next step,
+/// down that step moved one lane up (lane 3 from the band below, three steps back). Each pixel gets the
+/// reference's operations in the reference's order: the same bytes.
+///
+/// Borders, where the reference reads the pixel itself: each lane's row is stored from column −4 to W + 7
+/// with the edge columns' values repeated, and the last band's rows past the image copies of its last row; α
+/// is constant, and F and B's copies at column W and below the last row are refreshed before each sweep (a
+/// step overwrites them after they are read); the left of column 0 is the pixel itself, put into the step's
+/// left value.
+struct SkewedBands {
+    static let lanes = 4, fields = 10
+    static let alpha = 0, photo = 1, foreground = 4, background = 7
+    let width: Int, height: Int, bands: Int
+    /// Steps stored per band: columns −4 ..< W + 8 of lane 0.
+    let length: Int
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+        bands = (height + 3) / 4
+        length = width + 12
+    }
+
+    var count: Int { bands * length * Self.fields * 4 }
+    /// Steps a sweep takes per band, until lane 3 has done column W − 1.
+    var steps: Int { width + 3 }
+
+    /// The Float index of band `b`'s step `s`, field 0, lane 0.
+    @inline(__always)
+    func record(band b: Int, step s: Int) -> Int { (b &* length &+ s &+ 4) &* (Self.fields &* 4) }
+
+    /// The Float index of pixel (y, x)'s `field`.
+    @inline(__always)
+    func index(y: Int, x: Int, field: Int) -> Int {
+        let j = y & 3
+        return record(band: y >> 2, step: x &+ j) &+ field &* 4 &+ j
+    }
+
+    /// This level's α and photo (nearest-neighbour from the full size, as the reference resizes them) and F and B
+    /// (nearest-neighbour from the level before), every stored position, the border copies included.
+    func fill(_ storage: UnsafeMutablePointer<Float>, photo: Image, alpha: [Double], previous: UnsafePointer<Float>,
+              previousLayout: SkewedBands, pool: SolverThreads?) {
+        let w0 = photo.width, h0 = photo.height, wp = previousLayout.width, hp = previousLayout.height
+        let w = width, h = height, c = photo.channels, stride = Self.fields * 4
+        // per column: its photo pixel's first byte, and its F's offset from column 0 in the level before
+        let photoColumns = (0..<w).map { max(0, min(w0 - 1, $0 * w0 / w)) }
+        let previousSteps = (0..<w).map { max(0, min(wp - 1, $0 * wp / w)) * stride }
+        let values = ForegroundEstimation.photoValues
+        let threads = pool == nil || bands < 8 ? 1 : pool!.count
+        photo.pixels.withUnsafeBufferPointer { pixels in
+            alpha.withUnsafeBufferPointer { alpha in
+                SolverThreads.each(threads, on: pool) { t in
+                    for b in Swift.stride(from: t, to: bands, by: threads) {
+                        // the band's four rows: photo, α, and F in the level before
+                        @inline(__always) func rows(_ j: Int) -> (UnsafePointer<UInt8>, UnsafePointer<Double>, UnsafePointer<Float>) {
+                            let y = min(b * 4 + j, h - 1)
+                            let yFull = max(0, min(h0 - 1, y * h0 / h)), yPrevious = max(0, min(hp - 1, y * hp / h))
+                            return (pixels.baseAddress! + yFull * w0 * c, alpha.baseAddress! + yFull * w0,
+                                    previous + previousLayout.index(y: yPrevious, x: 0, field: Self.foreground))
+                        }
+                        let r0 = rows(0), r1 = rows(1), r2 = rows(2), r3 = rows(3)
+                        typealias Lane = (Float, Float, Float, Float, Float, Float, Float, Float, Float, Float)
+                        @inline(__always) func lane(_ r: (UnsafePointer<UInt8>, UnsafePointer<Double>, UnsafePointer<Float>),
+                                                    _ i: Int, _ j: Int) -> Lane {
+                            let x = max(0, min(w - 1, i - 4 - j)), column = photoColumns[x]
+                            let pixel = r.0 + column * c, from = r.2 + previousSteps[x]
+                            return (Float(r.1[column]), values[Int(pixel[0])], values[Int(pixel[c < 3 ? 0 : 1])],
+                                    values[Int(pixel[c < 3 ? 0 : 2])], from[0], from[4], from[8], from[12], from[16], from[20])
+                        }
+                        // a step's ten vectors built in registers and stored whole
+                        let out = UnsafeMutableRawPointer(storage + record(band: b, step: -4))
+                            .assumingMemoryBound(to: SIMD4<Float>.self)
+                        for i in 0..<length {
+                            let l0 = lane(r0, i, 0), l1 = lane(r1, i, 1), l2 = lane(r2, i, 2), l3 = lane(r3, i, 3)
+                            let o = out + i * Self.fields
+                            o[0] = SIMD4(l0.0, l1.0, l2.0, l3.0); o[1] = SIMD4(l0.1, l1.1, l2.1, l3.1)
+                            o[2] = SIMD4(l0.2, l1.2, l2.2, l3.2); o[3] = SIMD4(l0.3, l1.3, l2.3, l3.3)
+                            o[4] = SIMD4(l0.4, l1.4, l2.4, l3.4); o[5] = SIMD4(l0.5, l1.5, l2.5, l3.5)
+                            o[6] = SIMD4(l0.6, l1.6, l2.6, l3.6); o[7] = SIMD4(l0.7, l1.7, l2.7, l3.7)
+                            o[8] = SIMD4(l0.8, l1.8, l2.8, l3.8); o[9] = SIMD4(l0.9, l1.9, l2.9, l3.9)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// F and B's border copies (column W of every row, and the rows below the image) from the values now.
+    private func refreshBorders(_ storage: UnsafeMutablePointer<Float>) {
+        for b in 0..<bands {
+            for j in 0..<4 {
+                let from = record(band: b, step: width - 1 + j) + j, to = from + Self.fields * 4
+                for k in 0..<6 { storage[to + 4 * (Self.foreground + k)] = storage[from + 4 * (Self.foreground + k)] }
+            }
+        }
+        let last = height - 1 - (bands - 1) * 4
+        for j in (last + 1)..<4 {
+            for x in 0...width {
+                let from = record(band: bands - 1, step: x + last) + last, to = record(band: bands - 1, step: x + j) + j
+                for k in 0..<6 { storage[to + 4 * (Self.foreground + k)] = storage[from + 4 * (Self.foreground + k)] }
+            }
+        }
+    }
+
+    /// A band's progress in a wavefront sweep: `band · steps + steps done` of the last band it worked on.
     private final class Progress: @unchecked Sendable { let value = Atomic<Int>(0) }
 
-    /// One in-place sweep in raster order. With a pool, thread t takes rows t, t + T, …, and starts a row's
-    /// block b only once the row above has finished it: its up neighbours are then new, its down neighbours
-    /// still old (the row below waits for this one), as in the raster order.
-    private static func sweep(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
-                              F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
-                              width w: Int, height h: Int, regularization: Float, gradientWeight: Float,
-                              pool: SolverThreads?) {
-        let block = 64, blocks = (w + block - 1) / block
-        func pixels(_ y: Int, _ xs: Range<Int>) {
-            sweep(image: image, alpha: alpha, F: F, B: B, width: w, height: h, row: y, columns: xs,
-                  regularization: regularization, gradientWeight: gradientWeight)
-        }
-        guard let pool, h > 1, blocks > 1 else {
-            for y in 0..<h { pixels(y, 0..<w) }
+    /// One in-place sweep in raster order. With a pool, thread t takes bands t, t + T, …, and starts a block of
+    /// steps once the band above is three steps past the block's end: its lane 0's up neighbours are then new,
+    /// and the band above has read the old values it needs from this band's lane 0.
+    func sweep(_ storage: UnsafeMutablePointer<Float>, regularization: Float, gradientWeight: Float, pool: SolverThreads?) {
+        refreshBorders(storage)
+        let block = 64, n = steps
+        guard let pool, bands > 1, n >= 2 * block else {
+            for b in 0..<bands { sweep(storage, band: b, regularization: regularization, gradientWeight: gradientWeight) { _ in } }
             return
         }
         let threads = pool.count
         let progress = (0..<threads).map { _ in Progress() }
         pool.run { t in
-            var y = t
-            while y < h {
-                for b in 0..<blocks {
-                    if y > 0 {
-                        let above = progress[(y - 1) % threads], needed = (y - 1) * blocks + b + 1
+            var b = t
+            while b < bands {
+                let above = b > 0 ? progress[(b - 1) % threads] : nil, mine = progress[t], band = b
+                sweep(storage, band: b, block: block, regularization: regularization, gradientWeight: gradientWeight) { end in
+                    if let above {
+                        let needed = (band - 1) * n + min(n, end + 3)
                         var spins = 0
                         while above.value.load(ordering: .acquiring) < needed {
                             spins += 1
                             if spins > 20_000 { sched_yield() }
                         }
                     }
-                    pixels(y, (b * block)..<min(w, (b + 1) * block))
-                    progress[t].value.store(y * blocks + b + 1, ordering: .releasing)
+                } done: { end in
+                    mine.value.store(band * n + end, ordering: .releasing)
                 }
-                y += threads
+                b += threads
             }
         }
     }
 
-    /// Row `y`'s pixels `columns`, left to right: per pixel, the 2×2 least-squares solve for its foreground and
-    /// background colours given its neighbours' (left, right, up, down, clamped at the border), with pymatting's
-    /// mix of Float and Double arithmetic, except that the left neighbour's term is added last: it is the pixel
-    /// solved just before, kept in registers, and the chain from one pixel to the next is then one multiply and
-    /// one add instead of four adds and a round trip through memory (pymatting's sums to within a rounding).
-    @inline(__always)
-    private static func sweep(image: UnsafeBufferPointer<Float>, alpha: UnsafeBufferPointer<Float>,
-                              F: UnsafeMutableBufferPointer<Float>, B: UnsafeMutableBufferPointer<Float>,
-                              width w: Int, height h: Int, row y: Int, columns: Range<Int>,
-                              regularization: Float, gradientWeight: Float) {
-        guard !columns.isEmpty else { return }
-        image.withMemoryRebound(to: SIMD4<Float>.self) { image in
-            F.withMemoryRebound(to: SIMD4<Float>.self) { F in
-                B.withMemoryRebound(to: SIMD4<Float>.self) { B in
-                    // the left neighbour of the first pixel: itself (old) at the border, else the one before
-                    let first = y * w + max(0, columns.lowerBound - 1)
-                    var leftF = F[first], leftB = B[first]
-                    for x in columns {
-                        let p = y * w + x
-                        let a0 = alpha[p]
-                        let a1 = 1.0 - Double(a0)
-                        var a00 = a0 * a0
-                        let a01 = Double(a0) * a1
-                        var a11 = a1 * a1
-                        var f = a0 * image[p]
-                        var g = SIMD4<Float>(a1 * SIMD4<Double>(image[p]))
-                        let left = y * w + max(0, x - 1)
-                        let others = (y * w + min(w - 1, x + 1), max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x)
-                        let daLeft = regularization + gradientWeight * abs(a0 - alpha[left])
-                        a00 += daLeft
-                        a11 += Double(daLeft)
-                        for q in [others.0, others.1, others.2] {
-                            let da = regularization + gradientWeight * abs(a0 - alpha[q])
-                            a00 += da
-                            a11 += Double(da)
-                            f += da * F[q]
-                            g += da * B[q]
-                        }
-                        f += daLeft * leftF
-                        g += daLeft * leftB
-                        let determinant = Double(a00) * a11 - a01 * a01
-                        let inverse = 1.0 / determinant
-                        let m00 = inverse * a11, m01 = inverse * -a01, m11 = inverse * Double(a00)
-                        let fd = SIMD4<Double>(f), gd = SIMD4<Double>(g)
-                        let newF = SIMD4<Float>(clamped(m00 * fd + m01 * gd))
-                        let newB = SIMD4<Float>(clamped(m01 * fd + m11 * gd))
-                        F[p] = newF
-                        B[p] = newB
-                        leftF = newF
-                        leftB = newB
-                    }
+    private func sweep(_ storage: UnsafeMutablePointer<Float>, band b: Int, block: Int = .max,
+                       regularization: Float, gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void = { _ in }) {
+        typealias V = SIMD4<Float>
+        let stride = Self.fields * 4
+        // The band above's lane 3 three steps on (band 0: this band's lane 0, the pixel itself), and the band
+        // below's lane 0 three steps back (the last band: its own lane 3).
+        let up = storage + (b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0))
+        let down = storage + (b < bands - 1 ? record(band: b + 1, step: -3) : record(band: b, step: 0) + 3)
+        let base = UnsafeMutableRawPointer(storage + record(band: b, step: 0)).assumingMemoryBound(to: V.self)
+        let regularization = V(repeating: regularization), gradientWeight = V(repeating: gradientWeight)
+        @inline(__always) func magnitude(_ v: V) -> V {
+            unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: V.self)
+        }
+        // The step just solved (its α and new F and B): the left neighbours.
+        var leftA = base[-Self.fields]
+        var lF = (base[-Self.fields + 4], base[-Self.fields + 5], base[-Self.fields + 6])
+        var lB = (base[-Self.fields + 7], base[-Self.fields + 8], base[-Self.fields + 9])
+        var start = 0
+        while start < steps {
+            let end = block >= steps - start ? steps : start + block
+            ready(end)
+            for s in start..<end {
+                let c = base + s &* Self.fields, n = c + Self.fields
+                let u = up + s &* stride, d = down + s &* stride
+                if s < 4 {
+                    // lane s is column 0: its left neighbour is itself, as it is now (a blend: a lane set by a
+                    // variable index kept these vectors in memory for the whole loop)
+                    let first = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s))
+                    lF.0.replace(with: c[4], where: first); lF.1.replace(with: c[5], where: first)
+                    lF.2.replace(with: c[6], where: first)
+                    lB.0.replace(with: c[7], where: first); lB.1.replace(with: c[8], where: first)
+                    lB.2.replace(with: c[9], where: first)
                 }
+                // ForegroundEstimation.solve(alpha:photo:weights:neighbours:), four pixels at once
+                let a0 = c[0], a1 = 1 - a0
+                @inline(__always) func weight(_ neighbour: V) -> V {
+                    regularization + gradientWeight * magnitude(a0 - neighbour)
+                }
+                // up: the step just solved, one lane down; down: the next step, one lane up
+                @inline(__always) func shiftedDown(_ v: V, _ first: Float) -> V { V(first, v[0], v[1], v[2]) }
+                @inline(__always) func shiftedUp(_ v: V, _ last: Float) -> V { V(v[1], v[2], v[3], last) }
+                let aRight = n[0]
+                let wLeft = weight(leftA), wRight = weight(aRight)
+                let wUp = weight(shiftedDown(leftA, u[0])), wDown = weight(shiftedUp(aRight, d[0]))
+                let sum = wLeft + wRight + wUp + wDown
+                let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
+                let inverse = 1 / determinant
+                @inline(__always) func solve(_ k: Int, _ left: (V, V)) -> (V, V) {
+                    let photo = c[1 + k], right = (n[4 + k], n[7 + k])
+                    let up = (shiftedDown(left.0, u[16 + 4 * k]), shiftedDown(left.1, u[28 + 4 * k]))
+                    let down = (shiftedUp(right.0, d[16 + 4 * k]), shiftedUp(right.1, d[28 + 4 * k]))
+                    let P = wRight * right.0 + wUp * up.0 + wDown * down.0 + wLeft * left.0
+                    let Q = wRight * right.1 + wUp * up.1 + wDown * down.1 + wLeft * left.1
+                    let f = a0 * photo + P, g = a1 * photo + Q
+                    let A = a1 * P - a0 * Q
+                    return (ForegroundEstimation.clamped((a1 * A + sum * f) * inverse),
+                            ForegroundEstimation.clamped((sum * g - a0 * A) * inverse))
+                }
+                let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
+                c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
+                c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
+                leftA = a0
+                lF = (s0.0, s1.0, s2.0)
+                lB = (s0.1, s1.1, s2.1)
             }
+            done(end)
+            start = end
         }
     }
 }
