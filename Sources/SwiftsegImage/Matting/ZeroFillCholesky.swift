@@ -141,6 +141,17 @@ public struct ZeroFillCholesky: Sendable {
         return true
     }
 
+    @inline(__always) private func load(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
+    }
+    @inline(__always) private func store(_ v: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD2<Double>.self)
+    }
+    /// Two of L's Float slots as Doubles.
+    @inline(__always) private func pair(_ l: UnsafePointer<Float>) -> SIMD2<Double> {
+        SIMD2<Double>(UnsafeRawPointer(l).loadUnaligned(as: SIMD2<Float>.self))
+    }
+
     /// (L Lᵀ)⁻¹ r, written to the padded grid `g` at each unknown's position (``ClosedFormMatting/System``'s
     /// layout; 0 must stand everywhere else, and stays). Forward by rows, reading earlier rows from the grid;
     /// back by columns, subtracting each row's solved value from the earlier rows it touches, in place.
@@ -163,12 +174,12 @@ public struct ZeroFillCholesky: Sendable {
                             let at = Int(at[i]), c = g + at, l = L.baseAddress! + slots * i
                             var up = 0.0
                             if i >= interior {
-                                // five neighbours two rows up, five one row up, then the one two to the left
+                                // five neighbours two rows up and five one row up, in pairs (SIMD2: half the
+                                // loads and multiplies), then the one two to the left
                                 let a = c - 2 * w - 2, b = c - w - 2
-                                up = Double(l[0]) * a[0] + Double(l[1]) * a[1] + Double(l[2]) * a[2] + Double(l[3]) * a[3]
-                                    + Double(l[4]) * a[4]
-                                up += Double(l[5]) * b[0] + Double(l[6]) * b[1] + Double(l[7]) * b[2] + Double(l[8]) * b[3]
-                                    + Double(l[9]) * b[4]
+                                let pairs = pair(l) * load(a) + pair(l + 2) * load(a + 2) + pair(l + 5) * load(b)
+                                    + pair(l + 7) * load(b + 2)
+                                up = pairs[0] + pairs[1] + (Double(l[4]) * a[4] + Double(l[9]) * b[4])
                             } else {
                                 for k in firstSlot(i)..<10 { up += Double(l[k]) * c[(k / 5 - 2) * w + k % 5 - 2] }
                             }
@@ -187,11 +198,12 @@ public struct ZeroFillCholesky: Sendable {
                             c[0] = y
                             c[-2] -= Double(l[10]) * y
                             if i >= interior {
-                                let a = c - 2 * w - 2, b = c - w - 2
-                                b[0] -= Double(l[5]) * y; b[1] -= Double(l[6]) * y; b[2] -= Double(l[7]) * y
-                                b[3] -= Double(l[8]) * y; b[4] -= Double(l[9]) * y
-                                a[0] -= Double(l[0]) * y; a[1] -= Double(l[1]) * y; a[2] -= Double(l[2]) * y
-                                a[3] -= Double(l[3]) * y; a[4] -= Double(l[4]) * y
+                                // each element its own subtraction, two at a time
+                                let a = c - 2 * w - 2, b = c - w - 2, y2 = SIMD2(repeating: y)
+                                store(load(b) - pair(l + 5) * y2, b); store(load(b + 2) - pair(l + 7) * y2, b + 2)
+                                b[4] -= Double(l[9]) * y
+                                store(load(a) - pair(l) * y2, a); store(load(a + 2) - pair(l + 2) * y2, a + 2)
+                                a[4] -= Double(l[4]) * y
                             } else {
                                 for k in firstSlot(i)..<10 { c[(k / 5 - 2) * w + k % 5 - 2] -= Double(l[k]) * y }
                             }
