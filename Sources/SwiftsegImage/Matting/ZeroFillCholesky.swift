@@ -198,12 +198,22 @@ public struct ZeroFillCholesky: Sendable {
                             c[0] = y
                             c[-2] -= Double(l[10]) * y
                             if i >= interior {
-                                // each element its own subtraction, two at a time
+                                // each element its own subtraction, two at a time, in pairs at even grid
+                                // positions: the next unknown's pairs are then these same pairs, and its loads
+                                // take them from the stores just made (a pair straddling two stores waits
+                                // for both to reach the cache)
                                 let a = c - 2 * w - 2, b = c - w - 2, y2 = SIMD2(repeating: y)
-                                store(load(b) - pair(l + 5) * y2, b); store(load(b + 2) - pair(l + 7) * y2, b + 2)
-                                b[4] -= Double(l[9]) * y
-                                store(load(a) - pair(l) * y2, a); store(load(a + 2) - pair(l + 2) * y2, a + 2)
-                                a[4] -= Double(l[4]) * y
+                                if (at - w - 2) & 1 == 0 {
+                                    store(load(b) - pair(l + 5) * y2, b); store(load(b + 2) - pair(l + 7) * y2, b + 2)
+                                    b[4] -= Double(l[9]) * y
+                                    store(load(a) - pair(l) * y2, a); store(load(a + 2) - pair(l + 2) * y2, a + 2)
+                                    a[4] -= Double(l[4]) * y
+                                } else {
+                                    b[0] -= Double(l[5]) * y
+                                    store(load(b + 1) - pair(l + 6) * y2, b + 1); store(load(b + 3) - pair(l + 8) * y2, b + 3)
+                                    a[0] -= Double(l[0]) * y
+                                    store(load(a + 1) - pair(l + 1) * y2, a + 1); store(load(a + 3) - pair(l + 3) * y2, a + 3)
+                                }
                             } else {
                                 for k in firstSlot(i)..<10 { c[(k / 5 - 2) * w + k % 5 - 2] -= Double(l[k]) * y }
                             }
