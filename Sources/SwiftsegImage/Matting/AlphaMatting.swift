@@ -61,9 +61,19 @@ public struct AlphaMatting: Sendable, Equatable {
             return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool))
         }
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
-        for i in 0..<(photo.width * photo.height) {
-            for k in 0..<3 { pixels[4 * i + k] = UInt8(min(255, max(0, Double(foreground[3 * i + k]) * 255))) }
-            pixels[4 * i + 3] = UInt8(min(255, max(0, alpha[i] * 255)))
+        @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }
+        pixels.withUnsafeMutableBufferPointer { pixels in
+            foreground.withUnsafeBufferPointer { foreground in
+                alpha.withUnsafeBufferPointer { alpha in
+                    let out = pixels.baseAddress!, f = foreground.baseAddress!, a = alpha.baseAddress!
+                    for i in 0..<(photo.width * photo.height) {
+                        out[4 * i] = byte(Double(f[3 * i]))
+                        out[4 * i + 1] = byte(Double(f[3 * i + 1]))
+                        out[4 * i + 2] = byte(Double(f[3 * i + 2]))
+                        out[4 * i + 3] = byte(a[i])
+                    }
+                }
+            }
         }
         ScratchArrays.shared.recycle(&alpha)
         ScratchArrays.shared.recycle(&foreground)

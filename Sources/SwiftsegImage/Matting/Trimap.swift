@@ -58,39 +58,55 @@ public struct Trimap: Sendable, Equatable {
         let before = size / 2, after = size - 1 - size / 2
         let outsideFalse: Int32 = outside ? 0 : 1
         var rows = [Bool](repeating: false, count: w * h), out = rows
-        input.withUnsafeBufferPointer { input in
-            rows.withUnsafeMutableBufferPointer { rows in
+        var falses = [Int32](repeating: 0, count: w)
+        // Bools as their bytes (0, 1): counts by arithmetic, loops without branches (vectorised)
+        input.withUnsafeBytes { input in
+            rows.withUnsafeMutableBytes { rows in
                 // rows: out[x] = no false in line[x − before … x + after]
+                let input = input.bindMemory(to: UInt8.self).baseAddress!, rows = rows.bindMemory(to: UInt8.self).baseAddress!
                 for y in 0..<h {
-                    let line = input.baseAddress! + y * w, result = rows.baseAddress! + y * w
-                    func isFalse(_ x: Int) -> Int32 { x < 0 || x >= w ? outsideFalse : (line[x] ? 0 : 1) }
-                    var falses: Int32 = 0
-                    for x in -before...after { falses += isFalse(x) }
-                    for x in 0..<w {
-                        result[x] = falses == 0
-                        falses += isFalse(x + after + 1) - isFalse(x - before)
+                    let line = input + y * w, result = rows + y * w
+                    @inline(__always) func isFalse(_ x: Int) -> Int32 { x < 0 || x >= w ? outsideFalse : 1 - Int32(line[x]) }
+                    var count: Int32 = 0
+                    for x in -before...after { count += isFalse(x) }
+                    // the window wholly inside the row from x = before to w − after − 2
+                    let inner = before..<max(before, w - after - 1)
+                    for x in 0..<min(w, inner.lowerBound) {
+                        result[x] = count == 0 ? 1 : 0
+                        count += isFalse(x + after + 1) - isFalse(x - before)
+                    }
+                    for x in inner where x < w {
+                        result[x] = count == 0 ? 1 : 0
+                        count += Int32(line[x - before]) - Int32(line[x + after + 1])
+                    }
+                    for x in max(inner.upperBound, min(w, inner.lowerBound))..<w {
+                        result[x] = count == 0 ? 1 : 0
+                        count += isFalse(x + after + 1) - isFalse(x - before)
                     }
                 }
             }
         }
-        rows.withUnsafeBufferPointer { rows in
-            out.withUnsafeMutableBufferPointer { out in
-                // columns: every column's count of falses in rows y − before … y + after, moved down a row at a time
-                var falses = [Int32](repeating: 0, count: w)
-                func add(_ y: Int, _ sign: Int32) {
-                    if y < 0 || y >= h {
-                        for x in 0..<w { falses[x] += sign * outsideFalse }
-                    } else {
-                        let line = rows.baseAddress! + y * w
-                        for x in 0..<w { falses[x] += line[x] ? 0 : sign }
+        rows.withUnsafeBytes { rows in
+            out.withUnsafeMutableBytes { out in
+                falses.withUnsafeMutableBufferPointer { falses in
+                    // columns: every column's count of falses in rows y − before … y + after, moved down a row at a time
+                    let rows = rows.bindMemory(to: UInt8.self).baseAddress!, out = out.bindMemory(to: UInt8.self).baseAddress!
+                    let falses = falses.baseAddress!
+                    func add(_ y: Int, _ sign: Int32) {
+                        if y < 0 || y >= h {
+                            for x in 0..<w { falses[x] += sign * outsideFalse }
+                        } else {
+                            let line = rows + y * w
+                            for x in 0..<w { falses[x] += sign * (1 - Int32(line[x])) }
+                        }
                     }
-                }
-                for y in -before...after { add(y, 1) }
-                for y in 0..<h {
-                    let result = out.baseAddress! + y * w
-                    for x in 0..<w { result[x] = falses[x] == 0 }
-                    add(y + after + 1, 1)
-                    add(y - before, -1)
+                    for y in -before...after { add(y, 1) }
+                    for y in 0..<h {
+                        let result = out + y * w
+                        for x in 0..<w { result[x] = falses[x] == 0 ? 1 : 0 }
+                        add(y + after + 1, 1)
+                        add(y - before, -1)
+                    }
                 }
             }
         }
