@@ -287,11 +287,21 @@ public enum ClosedFormMatting {
         stencil.withUnsafeMutableBufferPointer { stencil in
             rhs.withUnsafeMutableBufferPointer { rhs in
                 RowChunks(count: unknown.count, pool: pool).forEach { rows in
-                    var slots = (0..<25).map { _ in 0.0 }
+                    // per row: its 25 slots, and the colours of its 5×5 neighbourhood read once (not nine times
+                    // per window); each entry's arithmetic as before, so the same bytes
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: 25 + 75) { buffer in
+                    let slots = buffer.baseAddress!, colours = slots + 25
                     for row in rows {
                         let p = unknown[row]
                         let px = p % w, py = p / w
                         for k in 0..<25 { slots[k] = 0 }
+                        for dy in -2...2 where py + dy >= 0 && py + dy < h {
+                            for dx in -2...2 where px + dx >= 0 && px + dx < w {
+                                let q = 3 * ((py + dy) * w + px + dx), o = 3 * ((dy + 2) * 5 + dx + 2)
+                                colours[o] = I[q]; colours[o + 1] = I[q + 1]; colours[o + 2] = I[q + 2]
+                            }
+                        }
+                        let own = colours + 3 * 12
                         for cy in (py - 1)...(py + 1) {
                             for cx in (px - 1)...(px + 1) {
                                 guard cx >= 1, cy >= 1, cx < w - 1, cy < h - 1 else { continue }
@@ -299,16 +309,16 @@ public enum ClosedFormMatting {
                                 guard win >= 0 else { continue }
                                 let mu = (means[3 * win], means[3 * win + 1], means[3 * win + 2])
                                 let v = 6 * win
-                                let ci = (I[3 * p] - mu.0, I[3 * p + 1] - mu.1, I[3 * p + 2] - mu.2)
+                                let ci = (own[0] - mu.0, own[1] - mu.1, own[2] - mu.2)
                                 let u0 = inverses[v] * ci.0 + inverses[v + 1] * ci.1 + inverses[v + 2] * ci.2
                                 let u1 = inverses[v + 1] * ci.0 + inverses[v + 3] * ci.1 + inverses[v + 4] * ci.2
                                 let u2 = inverses[v + 2] * ci.0 + inverses[v + 4] * ci.1 + inverses[v + 5] * ci.2
                                 for jy in (cy - 1)...(cy + 1) {
                                     for jx in (cx - 1)...(cx + 1) {
-                                        let q = 3 * (jy * w + jx)
-                                        let t = u0 * (I[q] - mu.0) + u1 * (I[q + 1] - mu.1) + u2 * (I[q + 2] - mu.2)
-                                        let value = (jy * w + jx == p ? 1.0 : 0.0) - (1 + t) * (1.0 / 9)
-                                        slots[(jy - py + 2) * 5 + (jx - px + 2)] += value
+                                        let slot = (jy - py + 2) * 5 + (jx - px + 2), c = colours + 3 * slot
+                                        let t = u0 * (c[0] - mu.0) + u1 * (c[1] - mu.1) + u2 * (c[2] - mu.2)
+                                        let value = (slot == 12 ? 1.0 : 0.0) - (1 + t) * (1.0 / 9)
+                                        slots[slot] += value
                                     }
                                 }
                             }
@@ -326,6 +336,7 @@ public enum ClosedFormMatting {
                                 }
                             }
                         }
+                    }
                     }
                 }
             }
