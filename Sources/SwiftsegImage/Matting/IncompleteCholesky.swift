@@ -56,6 +56,10 @@ struct IncompleteCholesky: MattingPreconditioner {
                 values.withUnsafeBufferPointer { v in
                     dense.withUnsafeMutableBufferPointer { d in
                         marked.withUnsafeMutableBufferPointer { m in
+                          columnStart.withUnsafeBufferPointer { columnStart in
+                            next.withUnsafeMutableBufferPointer { next in
+                            head.withUnsafeMutableBufferPointer { head in
+                            link.withUnsafeMutableBufferPointer { link in
                             while k != -1 {
                                 let following = link[k]
                                 let start = next[k]
@@ -77,6 +81,8 @@ struct IncompleteCholesky: MattingPreconditioner {
                                 }
                                 k = following
                             }
+                            }}}
+                          }
                         }
                     }
                 }
