@@ -9,7 +9,7 @@ Needs rembg (pip install "rembg[cpu]"; it brings pymatting, scipy and numba). Wr
 NAME.trimap.png (0 background, 128 unknown, 255 foreground: scipy's binary erosion as rembg calls it) and
 NAME.cutout.png (rembg's RGBA cutout: pymatting's closed-form alpha, ε = 1e-7, ichol-preconditioned CG, then
 its multi-level foreground). Re-runs write the same bytes. With --time it prints the warm time of the whole
-procedure per photo (the figure PERF.md's matting comparison divides by).
+procedure per photo, median and minimum of --runs (the figures PERF.md's matting comparison divides by).
 
 With --megapixels N (no fixtures written) it scales chelsea and its mask up to about N megapixels as
 `swiftseg-bench --matting --matting-megapixels N` does (Pillow's Lanczos, which swiftseg's resampler equals), runs
@@ -83,6 +83,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", default=os.path.join(HERE, "..", "Tests", "Fixtures", "matting"))
     p.add_argument("--time", action="store_true")
+    p.add_argument("--runs", type=int, default=3, help="with --time: timed runs per photo (default 3)")
     p.add_argument("--megapixels", type=float, help="time rembg's matting on chelsea scaled to about N MP instead")
     p.add_argument("--compare", help="with --megapixels: swiftseg's cutout of the same scaled photo")
     p.add_argument("--in-this-process", action="store_true", help=argparse.SUPPRESS)
@@ -108,11 +109,13 @@ def main():
         cutout.save(os.path.join(a.out, f"{name}.cutout.png"), optimize=True)
         if a.time:
             times = []
-            for _ in range(3):
+            for _ in range(a.runs):
                 t0 = time.perf_counter()
                 alpha_matting_cutout(photo, mask, 240, 10, 10)
                 times.append(time.perf_counter() - t0)
-            print(f"{name}: {photo.width}x{photo.height}, median {1000 * sorted(times)[1]:.0f} ms (warm)")
+            times.sort()
+            print(f"{name}: {photo.width}x{photo.height}, median {1000 * times[len(times) // 2]:.0f} ms "
+                  f"(min {1000 * times[0]:.0f}) over {a.runs} (warm)")
 
 
 if __name__ == "__main__":
