@@ -193,20 +193,16 @@ final class AggregationPreconditioner: MattingPreconditioner {
         let pieceAggregates = { (piece: Int) in (piece * aggregates / pieces)..<((piece + 1) * aggregates / pieces) }
         SolverThreads.each(pieces, on: pool) { piece in
             var lengths: [Int] = [], columns: [Int32] = [], values: [Double] = []
-            var blocks = [SIMD4<Double>](repeating: .zero, count: 9 * 4)   // [slot][row of P_a] → 4 columns of P_b
-            var neighbour = [Int](repeating: -1, count: 9)
-            // the hot loop on raw pointers (the arrays' bounds and uniqueness checks were half its time)
-            withUnsafeTemporaryAllocation(of: SIMD4<Double>.self, capacity: 9) { u in   // A's row i against P_b, per slot
-            withUnsafeTemporaryAllocation(of: Bool.self, capacity: 9) { touched in
+            // scratch on raw pointers, and the system's arrays through theirs: with arrays' bounds and uniqueness
+            // checks the loop took twice as long
+            let blocks = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: 9 * 4)   // [slot][row of P_a] → 4 columns of P_b
+            let u = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: 9)            // A's row i against P_b, per slot
+            let neighbour = UnsafeMutablePointer<Int>.allocate(capacity: 9)
+            let touched = UnsafeMutablePointer<Bool>.allocate(capacity: 9)
+            defer { blocks.deallocate(); u.deallocate(); neighbour.deallocate(); touched.deallocate() }
             s.stencil.withUnsafeBufferPointer { stencil in
             s.neighbours.withUnsafeBufferPointer { neighbours in
             basis.withUnsafeBufferPointer { basis in
-            aggregate.withUnsafeBufferPointer { aggregate in
-            blockX.withUnsafeBufferPointer { blockX in
-            blockY.withUnsafeBufferPointer { blockY in
-            slotOffsets.withUnsafeBufferPointer { slotOffsets in
-            blocks.withUnsafeMutableBufferPointer { blocks in
-            neighbour.withUnsafeMutableBufferPointer { neighbour in
             for a in pieceAggregates(piece) {
                 for k in 0..<(9 * 4) { blocks[k] = .zero }
                 for k in 0..<9 { neighbour[k] = -1 }
@@ -246,7 +242,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
                     lengths.append(length)
                 }
             }
-            }}}}}}}}}}}
+            } } }
             pieceRows[piece] = (lengths, columns, values)
         }
         var rowStart = [0], columns: [Int32] = [], values: [Double] = []
