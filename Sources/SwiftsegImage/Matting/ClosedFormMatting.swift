@@ -112,13 +112,10 @@ public enum ClosedFormMatting {
                             let a = stencil.baseAddress! + 25 * row
                             // bound by its loads: each stencil row's first four slots as two pairs (SIMD2),
                             // the fifth alone, in a fixed order
-                            @inline(__always) func load(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
-                                UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
-                            }
                             var pairs = SIMD2<Double>(), fifths = 0.0
                             for dy in 0..<5 {
                                 let row = a + 5 * dy, near = c + (dy - 2) * w - 2
-                                pairs += load(row) * load(near) + load(row + 2) * load(near + 2)
+                                pairs += SIMD2(unaligned: row) * SIMD2(unaligned: near) + SIMD2(unaligned: row + 2) * SIMD2(unaligned: near + 2)
                                 fifths += row[4] * near[4]
                             }
                             let sum = (pairs[0] + pairs[1]) + fifths
@@ -429,4 +426,9 @@ public enum ClosedFormMatting {
         }
         return (solution, iterations)
     }
+}
+
+extension SIMD2 where Scalar == Double {
+    /// Two Doubles from `p`, at any alignment: the solver's loads two at a time (the product, IC(0)'s sweeps).
+    @inline(__always) init(unaligned p: UnsafePointer<Double>) { self = UnsafeRawPointer(p).loadUnaligned(as: Self.self) }
 }

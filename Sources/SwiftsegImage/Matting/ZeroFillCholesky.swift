@@ -141,9 +141,7 @@ public struct ZeroFillCholesky: Sendable {
         return true
     }
 
-    @inline(__always) private func load(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
-        UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
-    }
+    @inline(__always) private func load(_ p: UnsafePointer<Double>) -> SIMD2<Double> { SIMD2(unaligned: p) }
     @inline(__always) private func store(_ v: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD2<Double>.self)
     }
