@@ -120,22 +120,21 @@ public enum ForegroundEstimation {
 
     // MARK: The reference
 
-    /// pymatting's loop as written, pixel by pixel in raster order on one thread (each pixel's three channels
-    /// one SIMD value, worked on lane by lane with the scalar operations): what the fast path is tested against.
+    /// pymatting's loop as written, pixel by pixel and channel by channel in raster order on one thread: what the
+    /// fast path is tested against.
     public static func foregroundReference(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
                                            smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
                                            gradientWeight: Float = 1) -> [Float] {
         let w0 = image.width, h0 = image.height
-        // 4 per pixel (the fourth 0) here and in F and B
-        var rgb = [Float](repeating: 0, count: w0 * h0 * 4)
+        var rgb = [Float](repeating: 0, count: w0 * h0 * 3)
         image.pixels.withUnsafeBufferPointer { pixels in
             for i in 0..<(w0 * h0) {
-                for k in 0..<3 { rgb[4 * i + k] = photoValue(pixels, channels: image.channels, pixel: i, channel: k) }
+                for k in 0..<3 { rgb[3 * i + k] = photoValue(pixels, channels: image.channels, pixel: i, channel: k) }
             }
         }
         let alpha0 = input.map { Float($0) }
         let means = meanColours(image, input)
-        var F = means.foreground + [0], B = means.background + [0], wPrev = 1, hPrev = 1
+        var F = means.foreground, B = means.background, wPrev = 1, hPrev = 1
         func resized(_ src: [Float], _ ws: Int, _ hs: Int, _ depth: Int, _ wd: Int, _ hd: Int) -> [Float] {
             var resized = [Float](repeating: 0, count: wd * hd * depth)
             for y in 0..<hd {
@@ -147,9 +146,9 @@ public enum ForegroundEstimation {
             return resized
         }
         for (w, h) in levelSizes(width: w0, height: h0) {
-            let image = resized(rgb, w0, h0, 4, w, h), alpha = resized(alpha0, w0, h0, 1, w, h)
-            F = resized(F, wPrev, hPrev, 4, w, h)
-            B = resized(B, wPrev, hPrev, 4, w, h)
+            let image = resized(rgb, w0, h0, 3, w, h), alpha = resized(alpha0, w0, h0, 1, w, h)
+            F = resized(F, wPrev, hPrev, 3, w, h)
+            B = resized(B, wPrev, hPrev, 3, w, h)
             let iterations = w <= smallSize && h <= smallSize ? smallIterations : bigIterations
             for _ in 0..<iterations {
                 image.withUnsafeBufferPointer { image in
@@ -167,7 +166,7 @@ public enum ForegroundEstimation {
             }
             wPrev = w; hPrev = h
         }
-        return (0..<(w0 * h0 * 3)).map { F[4 * ($0 / 3) + $0 % 3] }
+        return F
     }
 
     /// Row `y`, left to right: per pixel, the 2×2 least-squares solve for its foreground and background colours
@@ -182,10 +181,10 @@ public enum ForegroundEstimation {
             let q = [y * w + max(0, x - 1), y * w + min(w - 1, x + 1), max(0, y - 1) * w + x, min(h - 1, y + 1) * w + x]
             let weights = q.map { regularization + gradientWeight * abs(alpha[p] - alpha[$0]) }
             for k in 0..<3 {
-                let (f, b) = solve(alpha: alpha[p], photo: image[4 * p + k], weights: weights,
-                                   neighbours: q.map { (F: F[4 * $0 + k], B: B[4 * $0 + k]) })
-                F[4 * p + k] = f
-                B[4 * p + k] = b
+                let (f, b) = solve(alpha: alpha[p], photo: image[3 * p + k], weights: weights,
+                                   neighbours: q.map { (F: F[3 * $0 + k], B: B[3 * $0 + k]) })
+                F[3 * p + k] = f
+                B[3 * p + k] = b
             }
         }
     }
@@ -197,8 +196,8 @@ public enum ForegroundEstimation {
     /// afford. The same solution written without the cancelling terms — det = S·(α² + (1 − α)²) + S²,
     /// F = ((1 − α)·A + S·f) / det, B = (S·g − α·A) / det with P = Σ wᵢFᵢ, Q = Σ wᵢBᵢ, f = α·I + P,
     /// g = (1 − α)·I + Q, A = (1 − α)·P − α·Q (the photo's terms cancel exactly in A) — is accurate in Float
-    /// (within 1e-6 of pymatting's Double solution). Written once, for Float and four lanes of Float alike: the
-    /// fast path's lanes take each operation in this order, so its bytes are the reference's.
+    /// (within 3e-7 of each pixel's exact solution, where pymatting's mixed arithmetic errs by up to 4e-4; PERF.md).
+    /// ``SkewedBands``' step takes the same operations in the same order on four lanes: its bytes are these.
     static func solve(alpha a0: Float, photo: Float, weights w: [Float], neighbours n: [(F: Float, B: Float)]) -> (Float, Float) {
         let a1 = 1 - a0
         let sum = w[0] + w[1] + w[2] + w[3]
