@@ -385,16 +385,54 @@ extension WinogradKernels {
     @inline(never)
     public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>,
                             b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int) {
+        gemm(m: m, n: n, k: k, a: a, b: b, ldb: ldb, c: c, ldc: ldc, output: PlainOutput())
+    }
+
+    /// C = epilogue(A · B + bias), the 1×1 convolution's GEMM (``gemm(m:n:k:a:b:ldb:c:ldc:)``'s blocks and
+    /// bounds) with the epilogue applied to each accumulator before its one store: row i gets `bias[i]`, then
+    /// the activation, then `epilogue.residual` (laid out as C, rows `ldc` apart, read as far as C is written).
+    /// The same operations, in the same order, as the GEMM followed by ``SIMDKernels/addBias(_:count:bias:epilogue:)``
+    /// on each row: the same bytes, without a second pass over C.
+    ///
+    /// ```swift
+    /// WinogradKernels.gemm(m: 144, n: 3136, k: 24, a: packed, b: x, ldb: 3136, c: y, ldc: 3136,
+    ///                      bias: bias, epilogue: KernelEpilogue(activation: .relu6))
+    /// ```
+    @inline(never)
+    public static func gemm(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                            c: UnsafeMutablePointer<Float>, ldc: Int, bias: UnsafePointer<Float>,
+                            epilogue: KernelEpilogue) {
+        @inline(__always) func run<A: VectorActivation>(_: A.Type) {
+            if let residual = epilogue.residual {
+                gemm(m: m, n: n, k: k, a: a, b: b, ldb: ldb, c: c, ldc: ldc,
+                     output: EpilogueOutput<A, WithResidual>(c: c, bias: bias, residual: residual))
+            } else {
+                gemm(m: m, n: n, k: k, a: a, b: b, ldb: ldb, c: c, ldc: ldc,
+                     output: EpilogueOutput<A, NoResidual>(c: c, bias: bias, residual: UnsafePointer(c)))
+            }
+        }
+        switch epilogue.activation {
+        case .none: run(Identity.self)
+        case .relu: run(ReLU.self)
+        case .relu6: run(ReLU6.self)
+        }
+    }
+
+    @inline(__always)
+    static func gemm<O: GEMMOutput>(m: Int, n: Int, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>,
+                                    ldb: Int, c: UnsafeMutablePointer<Float>, ldc: Int, output: O) {
         let columns = (n + width - 1) / width * width
         var i = 0
         #if SWIFTSEG_32_REGISTERS
         while i + 8 <= m {
             var j = 0
             while j + 2 * width <= columns {
-                gemm8x32(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc)
+                gemm8x32(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc, row: i, output: output)
                 j += 2 * width
             }
-            if j < columns { gemm8x16(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc) }
+            if j < columns {
+                gemm8x16(k: k, a: a + i * k, b: b + j, ldb: ldb, c: c + i * ldc + j, ldc: ldc, row: i, output: output)
+            }
             i += 8
         }
         if i < m {  // the last block's rows, one at a time (e.g. the 1-channel side outputs)
@@ -406,7 +444,7 @@ extension WinogradKernels {
                     for kk in 0..<k {
                         acc = SIMDKernels.multiplyAdd(Vector(repeating: ap[kk * rows + q]), SIMDKernels.load(b + kk * ldb + j), acc)
                     }
-                    SIMDKernels.store(acc, c + (i + q) * ldc + j)
+                    output.store(acc, row: i + q, c + (i + q) * ldc + j)
                     j += width
                 }
             }
@@ -418,12 +456,12 @@ extension WinogradKernels {
             while j < columns {
                 // One specialisation per block height, so each folds its unused accumulators away.
                 switch rows {
-                case 6: gemmRows16(6, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
-                case 5: gemmRows16(5, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
-                case 4: gemmRows16(4, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
-                case 3: gemmRows16(3, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
-                case 2: gemmRows16(2, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
-                default: gemmRows16(1, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc)
+                case 6: gemmRows16(6, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
+                case 5: gemmRows16(5, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
+                case 4: gemmRows16(4, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
+                case 3: gemmRows16(3, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
+                case 2: gemmRows16(2, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
+                default: gemmRows16(1, k: k, a: ap, b: b + j, ldb: ldb, c: cp + j, ldc: ldc, row: i, output: output)
                 }
                 j += width
             }
@@ -433,10 +471,10 @@ extension WinogradKernels {
     }
 
     #if SWIFTSEG_32_REGISTERS
-    /// 8 rows × 32 columns of C, from an 8-row block of packed A.
+    /// 8 rows × 32 columns of C (rows `row ..< row + 8`), from an 8-row block of packed A.
     @inline(__always)
-    static func gemm8x32(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
-                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemm8x32<O: GEMMOutput>(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                                        c cp: UnsafeMutablePointer<Float>, ldc: Int, row: Int, output: O) {
         let zero = Vector(repeating: 0)
         var c00 = zero, c01 = zero
         var c10 = zero, c11 = zero
@@ -468,20 +506,20 @@ extension WinogradKernels {
             ap += 8
             bp += ldb
         }
-        SIMDKernels.store(c00, cp + 0 * ldc); SIMDKernels.store(c01, cp + 0 * ldc + 1 * width)
-        SIMDKernels.store(c10, cp + 1 * ldc); SIMDKernels.store(c11, cp + 1 * ldc + 1 * width)
-        SIMDKernels.store(c20, cp + 2 * ldc); SIMDKernels.store(c21, cp + 2 * ldc + 1 * width)
-        SIMDKernels.store(c30, cp + 3 * ldc); SIMDKernels.store(c31, cp + 3 * ldc + 1 * width)
-        SIMDKernels.store(c40, cp + 4 * ldc); SIMDKernels.store(c41, cp + 4 * ldc + 1 * width)
-        SIMDKernels.store(c50, cp + 5 * ldc); SIMDKernels.store(c51, cp + 5 * ldc + 1 * width)
-        SIMDKernels.store(c60, cp + 6 * ldc); SIMDKernels.store(c61, cp + 6 * ldc + 1 * width)
-        SIMDKernels.store(c70, cp + 7 * ldc); SIMDKernels.store(c71, cp + 7 * ldc + 1 * width)
+        output.store(c00, row: row, cp + 0 * ldc); output.store(c01, row: row, cp + 0 * ldc + 1 * width)
+        output.store(c10, row: row + 1, cp + 1 * ldc); output.store(c11, row: row + 1, cp + 1 * ldc + 1 * width)
+        output.store(c20, row: row + 2, cp + 2 * ldc); output.store(c21, row: row + 2, cp + 2 * ldc + 1 * width)
+        output.store(c30, row: row + 3, cp + 3 * ldc); output.store(c31, row: row + 3, cp + 3 * ldc + 1 * width)
+        output.store(c40, row: row + 4, cp + 4 * ldc); output.store(c41, row: row + 4, cp + 4 * ldc + 1 * width)
+        output.store(c50, row: row + 5, cp + 5 * ldc); output.store(c51, row: row + 5, cp + 5 * ldc + 1 * width)
+        output.store(c60, row: row + 6, cp + 6 * ldc); output.store(c61, row: row + 6, cp + 6 * ldc + 1 * width)
+        output.store(c70, row: row + 7, cp + 7 * ldc); output.store(c71, row: row + 7, cp + 7 * ldc + 1 * width)
     }
 
-    /// 8 rows × 16 columns of C, from an 8-row block of packed A.
+    /// 8 rows × 16 columns of C (rows `row ..< row + 8`), from an 8-row block of packed A.
     @inline(__always)
-    static func gemm8x16(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
-                         c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemm8x16<O: GEMMOutput>(k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
+                                        c cp: UnsafeMutablePointer<Float>, ldc: Int, row: Int, output: O) {
         let zero = Vector(repeating: 0)
         var c00 = zero
         var c10 = zero
@@ -505,21 +543,21 @@ extension WinogradKernels {
             ap += 8
             bp += ldb
         }
-        SIMDKernels.store(c00, cp + 0 * ldc)
-        SIMDKernels.store(c10, cp + 1 * ldc)
-        SIMDKernels.store(c20, cp + 2 * ldc)
-        SIMDKernels.store(c30, cp + 3 * ldc)
-        SIMDKernels.store(c40, cp + 4 * ldc)
-        SIMDKernels.store(c50, cp + 5 * ldc)
-        SIMDKernels.store(c60, cp + 6 * ldc)
-        SIMDKernels.store(c70, cp + 7 * ldc)
+        output.store(c00, row: row, cp + 0 * ldc)
+        output.store(c10, row: row + 1, cp + 1 * ldc)
+        output.store(c20, row: row + 2, cp + 2 * ldc)
+        output.store(c30, row: row + 3, cp + 3 * ldc)
+        output.store(c40, row: row + 4, cp + 4 * ldc)
+        output.store(c50, row: row + 5, cp + 5 * ldc)
+        output.store(c60, row: row + 6, cp + 6 * ldc)
+        output.store(c70, row: row + 7, cp + 7 * ldc)
     }
     #else
     /// `rows` (1–6: a constant at each call, so a shorter block's unused accumulators fold away) rows × 16
-    /// columns of C, from a block of packed A (`rows` floats per k step).
+    /// columns of C (from row `row`), from a block of packed A (`rows` floats per k step).
     @inline(__always)
-    static func gemmRows16(_ rows: Int, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>, ldb: Int,
-                           c cp: UnsafeMutablePointer<Float>, ldc: Int) {
+    static func gemmRows16<O: GEMMOutput>(_ rows: Int, k: Int, a: UnsafePointer<Float>, b: UnsafePointer<Float>,
+                                          ldb: Int, c cp: UnsafeMutablePointer<Float>, ldc: Int, row: Int, output: O) {
         let zero = Vector(repeating: 0)
         var c0 = zero, c1 = zero, c2 = zero, c3 = zero, c4 = zero, c5 = zero
         var ap = a, bp = b
@@ -534,14 +572,44 @@ extension WinogradKernels {
             ap += rows
             bp += ldb
         }
-        SIMDKernels.store(c0, cp)
-        if rows > 1 { SIMDKernels.store(c1, cp + ldc) }
-        if rows > 2 { SIMDKernels.store(c2, cp + 2 * ldc) }
-        if rows > 3 { SIMDKernels.store(c3, cp + 3 * ldc) }
-        if rows > 4 { SIMDKernels.store(c4, cp + 4 * ldc) }
-        if rows > 5 { SIMDKernels.store(c5, cp + 5 * ldc) }
+        output.store(c0, row: row, cp)
+        if rows > 1 { output.store(c1, row: row + 1, cp + ldc) }
+        if rows > 2 { output.store(c2, row: row + 2, cp + 2 * ldc) }
+        if rows > 3 { output.store(c3, row: row + 3, cp + 3 * ldc) }
+        if rows > 4 { output.store(c4, row: row + 4, cp + 4 * ldc) }
+        if rows > 5 { output.store(c5, row: row + 5, cp + 5 * ldc) }
     }
     #endif
+}
+
+/// How the GEMM writes an accumulator vector of C's row `row` at `p`: as it is (the Winograd channel mix), or
+/// through a convolution's epilogue (the 1×1 convs).
+protocol GEMMOutput {
+    func store(_ v: SIMDKernels.Vector, row: Int, _ p: UnsafeMutablePointer<Float>)
+}
+
+struct PlainOutput: GEMMOutput {
+    @inline(__always) func store(_ v: SIMDKernels.Vector, row: Int, _ p: UnsafeMutablePointer<Float>) {
+        SIMDKernels.store(v, p)
+    }
+}
+
+/// Whether an ``EpilogueOutput`` adds a residual: a type, so each specialisation has no branch.
+protocol ResidualChoice { static var adds: Bool { get } }
+enum WithResidual: ResidualChoice { static var adds: Bool { true } }
+enum NoResidual: ResidualChoice { static var adds: Bool { false } }
+
+/// activation(v + bias[row]) (+ the residual at p's offset from C), as ``SIMDKernels/addBias(_:count:bias:epilogue:)``
+/// computes it.
+struct EpilogueOutput<A: VectorActivation, R: ResidualChoice>: GEMMOutput {
+    let c: UnsafeMutablePointer<Float>
+    let bias: UnsafePointer<Float>
+    let residual: UnsafePointer<Float>
+
+    @inline(__always) func store(_ v: SIMDKernels.Vector, row: Int, _ p: UnsafeMutablePointer<Float>) {
+        let activated = A.apply(v + SIMDKernels.Vector(repeating: bias[row]))
+        SIMDKernels.store(R.adds ? activated + SIMDKernels.load(residual + (p - c)) : activated, p)
+    }
 }
 
 // The input transform for the build with 32 vector registers (AVX-512): fewer stores per 16-tile group (60

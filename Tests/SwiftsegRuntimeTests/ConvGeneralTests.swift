@@ -161,6 +161,39 @@ extension ConvGeneralTests {
 }
 
 extension ConvGeneralTests {
+    /// Strided ungrouped convs of 8 outputs or more (a classifier's stem) run the kernels' GEMM on im2col tiles
+    /// with the epilogue fused when every tile is whole vectors, and BLAS otherwise: both against the reference,
+    /// every epilogue, each kernel build, one and two threads (several tiles, a short last one).
+    func testStridedConvOnPackedGEMMMatchesReference() {
+        // (cin, cout, k, stride, h, w): whole-vector tiles (output 32, 112 and 16 wide), then a 15-wide output
+        // no tile of which is whole vectors
+        let shapes = [(3, 32, 3, 2, 64, 64), (3, 32, 3, 2, 224, 224), (16, 24, 5, 2, 31, 32), (3, 32, 3, 2, 30, 30)]
+        for (trial, (cin, cout, k, stride, h, w)) in shapes.enumerated() {
+            let weight = randomTensor(channels: cout, height: cin, width: k * k, seed: UInt64(2100 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(2200 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: k, stride: stride, padding: .same,
+                              weight: weight.data, bias: bias.data, prepareFastKernels: true)
+            XCTAssertEqual(conv.strided != nil, KernelISA.best != .baseline, "packed where the default build has the GEMM")
+            let size = conv.outputSize(height: h, width: w)
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(2300 + trial))
+            let residual = randomTensor(channels: cout, height: size.height, width: size.width, seed: UInt64(2400 + trial))
+            for epilogue in [Epilogue.relu6, .none, .relu.adding(residual.view)] {
+                let expected = Tensor(channels: cout, height: size.height, width: size.width)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for threads in [1, 2] {
+                    for (isa, context) in contextsForEveryISA(threads: threads) {
+                        let out = Tensor(channels: cout, height: size.height, width: size.width)
+                        conv.forward(x.view, into: out.view, epilogue: epilogue, context: context)
+                        XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-4 * Float(conv.reductionSize).squareRoot(),
+                                                 "\(cin)→\(cout) k \(k) s \(stride) \(h)×\(w) \(epilogue) \(threads) threads \(isa)")
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension ConvGeneralTests {
     /// 1×1 convs through the kernels' packed GEMM (the default policy, where the build has that GEMM) against
     /// the reference: odd pixel counts (the tail through scratch), thin and wide channel counts, every epilogue,
     /// each kernel build, one and two threads.

@@ -84,6 +84,56 @@ final class GEMMTests: XCTestCase {
         }
     }
 
+    /// The 1×1 convs' GEMM with the epilogue fused (bias per row, activation, residual laid out as C) gives the
+    /// bytes of the plain GEMM followed by `addBias` on each row, in every build the CPU runs: the same
+    /// operations in the same order, one pass over C fewer. Rows not a multiple of the row block, whole-vector
+    /// columns (what the 1×1 path hands it), every activation, with and without a residual.
+    func testEpilogueGEMMIsTheGEMMThenItsEpilogue() {
+        typealias Plain = (Int, Int, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int) -> Void
+        typealias Fused = (Int, Int, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int,
+                           UnsafePointer<Float>, KernelEpilogue) -> Void
+        typealias AddBias = (UnsafeMutablePointer<Float>, Int, Float, KernelEpilogue) -> Void
+        var builds: [(String, Plain, Fused, AddBias, Int)] = [
+            ("baseline", SwiftsegKernels.WinogradKernels.gemm, SwiftsegKernels.WinogradKernels.gemm,
+             SwiftsegKernels.SIMDKernels.addBias, SwiftsegKernels.WinogradKernels.gemmRowBlock)]
+        if KernelISA.avx2.isSupported {
+            builds.append(("avx2", SwiftsegKernelsAVX2.WinogradKernels.gemm, SwiftsegKernelsAVX2.WinogradKernels.gemm,
+                           SwiftsegKernelsAVX2.SIMDKernels.addBias, SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock))
+        }
+        if KernelISA.avx512.isSupported {
+            builds.append(("avx512", SwiftsegKernelsAVX512.WinogradKernels.gemm, SwiftsegKernelsAVX512.WinogradKernels.gemm,
+                           SwiftsegKernelsAVX512.SIMDKernels.addBias, SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock))
+        }
+        var rng = SplitMix64(seed: 29)
+        for trial in 0..<24 {
+            let m = rng.nextInt(1...40), n = 16 * rng.nextInt(1...6), k = rng.nextInt(1...50), ld = n + 16 * rng.nextInt(0...1)
+            let a = randomTensor(channels: 1, height: m, width: k, seed: UInt64(700 + trial))
+            let b = randomTensor(channels: 1, height: k, width: ld, seed: UInt64(800 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: m, seed: UInt64(900 + trial))
+            let residual = randomTensor(channels: 1, height: m, width: ld, seed: UInt64(1000 + trial))
+            let activation = KernelEpilogue.Activation.allCases[trial % 3]
+            let epilogue = KernelEpilogue(activation: activation, residual: trial % 2 == 0 ? UnsafePointer(residual.data) : nil)
+            for (name, plain, fused, addBias, rowBlock) in builds {
+                let packed = Tensor(shape: [m * k])
+                SwiftsegKernels.WinogradKernels.packGEMMRows(a.data, m: m, k: k, lda: k, rowBlock: rowBlock, into: packed.data)
+                let expected = Tensor(shape: [m * ld]), got = Tensor(shape: [m * ld])
+                plain(m, n, k, packed.data, b.data, ld, expected.data, ld)
+                for i in 0..<m {
+                    var row = epilogue
+                    row.residual = row.residual.map { $0 + i * ld }
+                    addBias(expected.data + i * ld, n, bias.data[i], row)
+                }
+                fused(m, n, k, packed.data, b.data, ld, got.data, ld, bias.data, epilogue)
+                for i in 0..<m {
+                    for j in 0..<n where got.data[i * ld + j].bitPattern != expected.data[i * ld + j].bitPattern {
+                        XCTFail("\(name) \(m)×\(n)×\(k) \(activation) residual \(epilogue.residual != nil): differs at \(i),\(j)")
+                        return
+                    }
+                }
+            }
+        }
+    }
+
     /// Packing in row blocks: each block of `rowBlock` rows (the last one shorter) column by column at its first
     /// row · k; a row block of 1 leaves A row-major (what BLAS reads).
     func testPackGEMMRowsLayout() {

@@ -16,13 +16,30 @@ extension Conv2D {
     /// Whether the input itself is the column matrix: a 1×1 conv at stride 1 with no padding, one group.
     var multipliesInputDirectly: Bool { kernelSize == 1 && isStrideOneSame }
 
+    /// Scratch per worker for a tile's im2col columns on the kernels' own GEMM (floats): the tile stays in L2.
+    static let packedColumnBudget = 1 << 16
+
     /// im2col + `BLAS.sgemm`, tiled over output rows and run in parallel (one GEMM per group per tile); each
     /// tile's epilogue runs right after its GEMM while the tile is in cache. 1×1 stride-1 convs multiply the
-    /// input directly. Exact to float rounding: every product of the reference is formed, only summed in float.
+    /// input directly. Strided ungrouped convs with packed weights (``strided``) run the kernels' own GEMM on
+    /// smaller tiles instead, the epilogue fused, when every tile is whole vectors. Exact to float rounding:
+    /// every product of the reference is formed, only summed in float.
     public func gemmForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                             context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         let h = output.height, w = output.width
+        if let strided, let gemm = context.kernels.epilogueGEMM {
+            let rows = max(1, min(Conv2D.packedColumnBudget / max(reductionSize * w, 1), (h + context.threads - 1) / context.threads, h))
+            let last = h - (h - 1) / rows * rows
+            if (rows * w) % 16 == 0 && (last * w) % 16 == 0 {
+                let scratch = context.scratch(floats: reductionSize * rows * w)
+                let a = strided.packed(rowBlock: context.kernels.winogradRowBlock)
+                context.parallelFor(count: (h + rows - 1) / rows,
+                                    PackedGEMMTiles(conv: self, input: input, output: output, epilogue: epilogue,
+                                                    rows: rows, a: a, gemm: gemm, scratch: scratch))
+                return
+            }
+        }
         let rows = tileRows(height: h, width: w, threads: context.threads)
         let tiles = (h + rows - 1) / rows
         let scratch = multipliesInputDirectly ? [] : context.scratch(floats: reductionSize * rows * w)
@@ -61,6 +78,29 @@ extension Conv2D {
             for co in 0..<conv.outChannels {
                 conv.applyEpilogue(epilogue, channel: co, out: output.plane(co) + offset, offset: offset, count: n)
             }
+        }
+    }
+
+    /// One task per band of `rows` output rows on the kernels' GEMM: im2col, then the GEMM with the epilogue
+    /// fused, straight into the output planes (whole vectors: ``gemmForward(_:into:epilogue:context:)`` checks).
+    struct PackedGEMMTiles: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let epilogue: Epilogue
+        let rows: Int
+        let a: UnsafePointer<Float>
+        let gemm: Kernels.EpilogueGEMM
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ tile: Int, worker: Int) {
+            let h = output.height, w = output.width
+            let y0 = tile * rows, y1 = min(h, y0 + rows)
+            let offset = y0 * w, n = (y1 - y0) * w
+            conv.im2col(input, rows: y0..<y1, into: scratch[worker])
+            var fused = epilogue.kernel
+            fused.residual = fused.residual.map { $0 + offset }
+            gemm(conv.outChannels, n, conv.reductionSize, a, UnsafePointer(scratch[worker]), n, output.data + offset,
+                 h * w, conv.bias, fused)
         }
     }
 

@@ -4,7 +4,7 @@ import SwiftsegKernels
 /// 1×1 convolutions (stride 1, no padding, one group) through the kernels' own register-blocked GEMM — the one
 /// the Winograd channel mix uses — on weights packed once at load, instead of BLAS: MobileNet's and
 /// EfficientNet's expand and project convs, where the wide AVX-512 block (8 rows × 32 columns) beats a BLAS
-/// built for a narrower core type, and where each task's output tile stays in cache for its epilogue. Exact to
+/// built for a narrower core type, and where the epilogue is fused into the GEMM's stores. Exact to
 /// float rounding like the GEMM path (the same products, summed in another order). The baseline build has no
 /// such GEMM (it needs FMA): there the BLAS path runs.
 extension Conv2D {
@@ -23,7 +23,8 @@ extension Conv2D {
     }
 
     /// Runs the 1×1 conv with the context's build's GEMM on packed weights, output columns spread over the
-    /// workers, each tile's epilogue run while it is in cache.
+    /// workers, the epilogue applied to each accumulator before its one store (the residual, for a tile with a
+    /// partial vector, added as it is copied out of scratch).
     ///
     /// ```swift
     /// if conv.supportsPointwise { conv.pointwiseForward(x, into: y, epilogue: .relu6, context: ctx) }
@@ -31,7 +32,7 @@ extension Conv2D {
     public func pointwiseForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                                  context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        guard let pointwise, let gemm = context.kernels.winogradGEMM else {
+        guard let pointwise, let gemm = context.kernels.epilogueGEMM else {
             preconditionFailure("pointwiseForward needs packed 1×1 weights and a build with its own GEMM")
         }
         let hw = input.planeSize, a = pointwise.packed(rowBlock: context.kernels.winogradRowBlock)
@@ -53,34 +54,42 @@ extension Conv2D {
         let epilogue: Epilogue
         let columns: Int
         let a: UnsafePointer<Float>
-        let gemm: Kernels.GEMM
+        let gemm: Kernels.EpilogueGEMM
         let scratch: [UnsafeMutablePointer<Float>]
 
         func run(_ tile: Int, worker: Int) {
             let hw = input.planeSize, m = conv.outChannels, k = conv.inChannels
             let x0 = tile * columns, n = min(columns, hw - x0)
-            if n % 16 == 0 {  // whole vectors: straight from the input planes into the output planes
-                gemm(m, n, k, a, UnsafePointer(input.data + x0), hw, output.data + x0, hw)
-            } else {  // the last tile's partial vector: through zero-padded scratch
+            if n % 16 == 0 {  // whole vectors: straight from the input planes into the output planes, epilogue fused
+                var fused = epilogue.kernel
+                fused.residual = fused.residual.map { $0 + x0 }
+                gemm(m, n, k, a, UnsafePointer(input.data + x0), hw, output.data + x0, hw, conv.bias, fused)
+            } else {  // the last tile's partial vector: through zero-padded scratch, the residual added on the way out
                 let padded = (n + 15) / 16 * 16, b = scratch[worker], c = b + k * padded
                 for ci in 0..<k {
                     (b + ci * padded).update(from: input.plane(ci) + x0, count: n)
                     (b + ci * padded + n).update(repeating: 0, count: padded - n)
                 }
-                gemm(m, n, k, a, UnsafePointer(b), padded, c, padded)
-                for co in 0..<m { (output.plane(co) + x0).update(from: c + co * padded, count: n) }
-            }
-            for co in 0..<m {
-                conv.applyEpilogue(epilogue, channel: co, out: output.plane(co) + x0, offset: x0, count: n)
+                gemm(m, n, k, a, UnsafePointer(b), padded, c, padded, conv.bias, KernelEpilogue(activation: epilogue.activation))
+                for co in 0..<m {
+                    let out = output.plane(co) + x0, values = c + co * padded
+                    if let residual = epilogue.residual {
+                        let r = residual.plane(co) + x0
+                        for i in 0..<n { out[i] = values[i] + r[i] }
+                    } else {
+                        out.update(from: values, count: n)
+                    }
+                }
             }
         }
     }
 }
 
-/// A 1×1 conv's weights (`outChannels × inChannels`) packed in the row blocks of the kernels' GEMM
-/// (`WinogradKernels.packGEMMRows`): made at load for the default build, and on first use for another build's
-/// blocks (a test or the benchmark forcing another ISA).
-public final class PointwiseWeights: @unchecked Sendable {
+/// A conv's weights as a matrix (`outChannels × ` the reduction: `inChannels` for a 1×1 conv, `inChannels · k²`
+/// for the im2col path) packed in the row blocks of the kernels' GEMM (`WinogradKernels.packGEMMRows`): made at
+/// load for the default build, and on first use for another build's blocks (a test or the benchmark forcing
+/// another ISA).
+public final class PackedGEMMWeights: @unchecked Sendable {
     let outChannels: Int, inChannels: Int
     private let weight: UnsafePointer<Float>
     private let rowBlock: Int
@@ -92,7 +101,7 @@ public final class PointwiseWeights: @unchecked Sendable {
         self.outChannels = outChannels
         self.inChannels = inChannels
         rowBlock = max(Kernels.of(.best).winogradRowBlock, 1)
-        packedDefault = PointwiseWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
+        packedDefault = PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
     }
 
     static func pack(_ weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int,
@@ -106,7 +115,7 @@ public final class PointwiseWeights: @unchecked Sendable {
     func packed(rowBlock: Int) -> UnsafePointer<Float> {
         if rowBlock == self.rowBlock { return UnsafePointer(packedDefault) }
         let address = otherPackings.withLock { packings in
-            let p = packings[rowBlock] ?? PointwiseWeights.pack(weight, outChannels: outChannels, inChannels: inChannels,
+            let p = packings[rowBlock] ?? PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels,
                                                                rowBlock: rowBlock)
             packings[rowBlock] = p
             return UInt(bitPattern: p)  // an address: a pointer into the lock's state cannot be `sending`

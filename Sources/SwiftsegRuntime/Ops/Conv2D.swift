@@ -57,7 +57,10 @@ public struct Conv2D: @unchecked Sendable {
     public let taps: TapWeights?
     /// Packed weights for the kernels' own GEMM, prepared at load for 1×1 stride-1 ungrouped convs of at least
     /// ``pointwiseMinimumOutChannels`` outputs, where the default build has that GEMM (nil otherwise).
-    public let pointwise: PointwiseWeights?
+    public let pointwise: PackedGEMMWeights?
+    /// The same for strided ungrouped convs (a classifier's stem, ISNet's first conv), whose im2col columns the
+    /// kernels' GEMM multiplies with the epilogue fused (``gemmForward(_:into:epilogue:context:)``).
+    public let strided: PackedGEMMWeights?
 
     /// - Parameter padding: default: `dilation · (k − 1) / 2` on every side ("same" at stride 1).
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
@@ -91,7 +94,10 @@ public struct Conv2D: @unchecked Sendable {
             ? TapWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
         pointwise = prepareFastKernels && plain && kernelSize == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
             && Kernels.of(.best).winogradGEMM != nil
-            ? PointwiseWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+            ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+        strided = prepareFastKernels && stride > 1 && groups == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
+            && Kernels.of(.best).winogradGEMM != nil
+            ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels * kernelSize * kernelSize) : nil
     }
 
     /// Stride 1, one group, `dilation · (k − 1) / 2` on every side: the output has the input's size, and the

@@ -58,6 +58,12 @@ struct Kernels: Sendable {
                                 _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
                                 _ ldc: Int) -> Void
 
+    /// The same GEMM with a convolution's epilogue on each row (bias `bias[row]`, the activation, the residual
+    /// laid out as C) applied before its one store: the 1×1 convs.
+    typealias EpilogueGEMM = @Sendable (_ m: Int, _ n: Int, _ k: Int, _ packedA: UnsafePointer<Float>,
+                                        _ b: UnsafePointer<Float>, _ ldb: Int, _ c: UnsafeMutablePointer<Float>,
+                                        _ ldc: Int, _ bias: UnsafePointer<Float>, _ epilogue: KernelEpilogue) -> Void
+
     /// Output rows of a 3×3 dilation-1 conv for a range of output channels (DirectConvKernels.conv3x3Rows).
     typealias DirectConvRows = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
                                           _ width: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
@@ -91,6 +97,8 @@ struct Kernels: Sendable {
     /// The Winograd channel mix, on U packed in blocks of ``winogradRowBlock`` rows; nil means `BLAS.sgemm` on
     /// row-major U (the register-blocked kernel needs FMA, so the baseline build does not use it).
     let winogradGEMM: GEMM?
+    /// ``winogradGEMM`` with the epilogue fused (nil where that is).
+    let epilogueGEMM: EpilogueGEMM?
     /// Rows per block of the U that ``winogradGEMM`` reads (`WinogradKernels.packGEMMRows`); 1, row-major,
     /// for BLAS.
     let winogradRowBlock: Int
@@ -112,6 +120,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernels.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernels.WinogradKernels.outputTransformF6x4,
         winogradGEMM: nil,
+        epilogueGEMM: nil,
         winogradRowBlock: 1,
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernels.DepthwiseConvKernels.channelRows,
@@ -126,6 +135,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernelsAVX2.WinogradKernels.outputTransformF6x4,
         winogradGEMM: SwiftsegKernelsAVX2.WinogradKernels.gemm,
+        epilogueGEMM: SwiftsegKernelsAVX2.WinogradKernels.gemm,
         winogradRowBlock: SwiftsegKernelsAVX2.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelRows,
@@ -140,6 +150,7 @@ struct Kernels: Sendable {
         winogradOutput4x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransform,
         winogradOutput6x4: SwiftsegKernelsAVX512.WinogradKernels.outputTransformF6x4,
         winogradGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
+        epilogueGEMM: SwiftsegKernelsAVX512.WinogradKernels.gemm,
         winogradRowBlock: SwiftsegKernelsAVX512.WinogradKernels.gemmRowBlock,
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelRows,
