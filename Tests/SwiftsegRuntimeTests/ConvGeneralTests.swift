@@ -194,6 +194,40 @@ extension ConvGeneralTests {
 }
 
 extension ConvGeneralTests {
+    /// The AVX-512 build's block kernel (sums held in registers, the transposes in and out as lane permutes)
+    /// gives the AVX2 build's bytes (sums through memory, scalar transposes): both fuse the same multiply-adds
+    /// in the same order. Row runs wider than a vector, a last plane shorter than a vector, part runs out, 1×1
+    /// to 14 wide, both strides, every epilogue.
+    func testDepthwiseBlockKernelIsTheSameBytesInEveryFMABuild() throws {
+        try XCTSkipUnless(KernelISA.avx512.isSupported && KernelISA.avx2.isSupported, "needs a CPU with AVX-512")
+        let shapes = [(672, 14, 14, 5, 1), (1152, 7, 7, 3, 1), (96, 28, 28, 5, 2), (32, 31, 32, 3, 2), (16, 1, 1, 3, 1),
+                      (48, 3, 5, 5, 1), (16, 9, 11, 3, 2), (64, 16, 16, 3, 1)]
+        for (trial, (channels, h, w, k, stride)) in shapes.enumerated() {
+            let weight = randomTensor(channels: channels, height: 1, width: k * k, seed: UInt64(1700 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: channels, seed: UInt64(1800 + trial))
+            let conv = Conv2D(outChannels: channels, inChannels: channels, kernelSize: k, stride: stride,
+                              padding: trial % 2 == 0 ? .same : .symmetric(k / 2), groups: channels,
+                              weight: weight.data, bias: bias.data)
+            let size = conv.outputSize(height: h, width: w)
+            let x = randomTensor(channels: channels, height: h, width: w, seed: UInt64(1900 + trial))
+            let residual = randomTensor(channels: channels, height: size.height, width: size.width, seed: UInt64(2000 + trial))
+            for epilogue in [Epilogue.none, .relu6, .relu.adding(residual.view)] {
+                var outputs: [[UInt32]] = []
+                for isa in [KernelISA.avx2, .avx512] {
+                    let context = ExecutionContext(threads: 1)
+                    context.isa = isa
+                    let out = Tensor(channels: channels, height: size.height, width: size.width)
+                    conv.depthwiseForward(x.view, into: out.view, epilogue: epilogue, context: context)
+                    outputs.append(out.values.map(\.bitPattern))
+                }
+                let differs = outputs[0].indices.first { outputs[0][$0] != outputs[1][$0] }
+                XCTAssertNil(differs, "\(channels) ch \(h)×\(w) k \(k) s \(stride) \(epilogue): first difference at \(differs ?? 0)")
+            }
+        }
+    }
+}
+
+extension ConvGeneralTests {
     /// 1×1 convs through the kernels' packed GEMM (the default policy, where the build has that GEMM) against
     /// the reference: odd pixel counts (the tail through scratch), thin and wide channel counts, every epilogue,
     /// each kernel build, one and two threads.
