@@ -178,6 +178,26 @@ public enum SIMDKernels {
         return total
     }
 
+    /// Σ a[i] · b[i], in four vector accumulators (independent chains), then across them: a linear layer's row.
+    @inlinable public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
+        var s0 = Vector(repeating: 0), s1 = s0, s2 = s0, s3 = s0
+        var i = 0
+        while i + 4 * width <= count {
+            s0 = multiplyAdd(load(a + i), load(b + i), s0)
+            s1 = multiplyAdd(load(a + i + width), load(b + i + width), s1)
+            s2 = multiplyAdd(load(a + i + 2 * width), load(b + i + 2 * width), s2)
+            s3 = multiplyAdd(load(a + i + 3 * width), load(b + i + 3 * width), s3)
+            i += 4 * width
+        }
+        while i + width <= count {
+            s0 = multiplyAdd(load(a + i), load(b + i), s0)
+            i += width
+        }
+        var total = ((s0 + s1) + (s2 + s3)).sum()
+        while i < count { total += a[i] * b[i]; i += 1 }
+        return total
+    }
+
     /// p[i] = activation(p[i] + bias) + residual[i] (no add without a residual): a convolution's epilogue over
     /// `count` outputs, in one pass while they are in cache. One loop per activation (``VectorActivation``).
     @inlinable public static func addBias(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float,
