@@ -19,23 +19,25 @@ import Synchronization
 /// is that loop pixel by pixel; ``foreground(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:threads:)``
 /// gives its bytes four pixels at a time (``SkewedBands``), on any number of threads.
 public enum ForegroundEstimation {
-    public static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
-                                  smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
-                                  gradientWeight: Float = 1, threads: Int = 1) -> [Float] {
+    /// pymatting's `estimate_foreground_ml` defaults, which rembg calls it with: every entry point's defaults.
+    public static let defaults = (regularization: Float(1e-5), smallIterations: 10, bigIterations: 2, smallSize: 32,
+                                  gradientWeight: Float(1))
+
+    public static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = defaults.regularization,
+                                  smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
+                                  smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
+                                  threads: Int = 1) -> [Float] {
         SolverThreads.with(threads: threads) { pool in
             foreground(rgb: image, alpha: input, regularization: regularization, smallIterations: smallIterations,
                        bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool)
         }
     }
 
-    /// On a pool of the caller's (``AlphaMatting`` shares the solver's), with the public defaults.
-    static func foreground(rgb image: Image, alpha input: [Double], pool: SolverThreads?) -> [Float] {
-        foreground(rgb: image, alpha: input, regularization: 1e-5, smallIterations: 10, bigIterations: 2, smallSize: 32,
-                   gradientWeight: 1, pool: pool)
-    }
-
-    static func foreground(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
-                           bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?) -> [Float] {
+    /// On a pool of the caller's (``AlphaMatting`` shares the solver's).
+    static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = defaults.regularization,
+                           smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
+                           smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
+                           pool: SolverThreads?) -> [Float] {
         let w0 = image.width, h0 = image.height
         let means = meanColours(image, input)
         let scratch = ScratchArrays.shared
@@ -122,9 +124,11 @@ public enum ForegroundEstimation {
 
     /// pymatting's loop as written, pixel by pixel and channel by channel in raster order on one thread: what the
     /// fast path is tested against.
-    public static func foregroundReference(rgb image: Image, alpha input: [Double], regularization: Float = 1e-5,
-                                           smallIterations: Int = 10, bigIterations: Int = 2, smallSize: Int = 32,
-                                           gradientWeight: Float = 1) -> [Float] {
+    public static func foregroundReference(rgb image: Image, alpha input: [Double],
+                                           regularization: Float = defaults.regularization,
+                                           smallIterations: Int = defaults.smallIterations,
+                                           bigIterations: Int = defaults.bigIterations, smallSize: Int = defaults.smallSize,
+                                           gradientWeight: Float = defaults.gradientWeight) -> [Float] {
         let w0 = image.width, h0 = image.height
         var rgb = [Float](repeating: 0, count: w0 * h0 * 3)
         image.pixels.withUnsafeBufferPointer { pixels in
