@@ -54,6 +54,32 @@ final class EfficientNetLiteTests: XCTestCase {
         }
     }
 
+    /// The 14×14 and 7×7 blocks and the head run channel-blocked (ChannelBlocks) by default: in the FMA builds
+    /// the same logits, bit for bit, as the planar kernels give (the same multiply-adds in the same order), on
+    /// one thread or two.
+    func testChannelBlockedTailGivesThePlanarBytes() throws {
+        let input = try NPY.read(path: Fixtures.path("classify/coffee.input.npy"))
+        let builds = [KernelISA.avx2, .avx512].filter(\.isSupported)
+        try XCTSkipIf(builds.isEmpty, "needs a CPU with AVX2 or AVX-512")
+        for isa in builds {
+            for threads in [1, 2] {
+                var logits: [[UInt32]] = []
+                for blocked in [true, false] {
+                    let context = ExecutionContext(threads: threads)
+                    context.isa = isa
+                    context.blockedLayouts = blocked
+                    context.opProfile = StageProfile()
+                    let out = Tensor(channels: 1000, height: 1, width: 1)
+                    Self.net.forward(input.view, into: out.view, context: context)
+                    logits.append(out.values.map(\.bitPattern))
+                    XCTAssertEqual(context.opProfile!.order.contains("conv depthwise blocked"), blocked, "\(isa): which kernels ran")
+                }
+                let differs = logits[0].indices.first { logits[0][$0] != logits[1][$0] }
+                XCTAssertNil(differs, "\(isa), \(threads) thread(s): logit \(differs ?? 0) differs")
+            }
+        }
+    }
+
     func testChelseaMatchesONNXRuntime() throws { try checkPhoto("chelsea", top1: "Egyptian cat") }
     func testCoffeeMatchesONNXRuntime() throws { try checkPhoto("coffee", top1: "espresso") }
     func testRocketMatchesONNXRuntime() throws { try checkPhoto("rocket", top1: "missile") }

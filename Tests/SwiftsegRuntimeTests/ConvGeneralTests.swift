@@ -316,3 +316,94 @@ final class ClassifierOpsTests: XCTestCase {
         XCTAssertEqual(big.values[2], 0)
     }
 }
+
+/// The channel-blocked layout's ops (Conv2D+Blocked.swift) against the planar references, on every kernel build.
+final class ChannelBlockedTests: XCTestCase {
+    /// A planar tensor's blocked copy, with the slack the blocked kernels read past the end.
+    func blocked(_ t: Tensor, context: ExecutionContext) -> Tensor {
+        let out = Tensor(shape: [ChannelBlocks.floats(channels: t.view.channels, height: t.view.height, width: t.view.width)])
+        ChannelBlocks.block(t.view, into: view(out, like: t.view), context: context)
+        return out
+    }
+
+    func view(_ storage: Tensor, like v: TensorView) -> TensorView {
+        TensorView(channels: v.channels, height: v.height, width: v.width, data: storage.data)
+    }
+
+    func planar(_ storage: Tensor, like v: TensorView, context: ExecutionContext) -> Tensor {
+        let out = Tensor(channels: v.channels, height: v.height, width: v.width)
+        ChannelBlocks.unblock(view(storage, like: v), into: out.view, context: context)
+        return out
+    }
+
+    /// Into the layout and back is the identity, for maps of 1 pixel to more than a vector's worth.
+    func testBlockingRoundTrips() {
+        for (trial, (c, h, w)) in [(16, 1, 1), (32, 7, 7), (48, 14, 14), (16, 3, 17)].enumerated() {
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(3100 + trial))
+            for (isa, context) in contextsForEveryISA(threads: 1) {
+                let b = blocked(x, context: context)
+                XCTAssertEqual(planar(b, like: x.view, context: context).values, x.values, "\(c)×\(h)×\(w) \(isa)")
+                // element (c, p) at (c / 16) · hw · 16 + p · 16 + c % 16
+                let hw = h * w, cc = c - 1, p = hw - 1
+                XCTAssertEqual(b.data[(cc / 16) * hw * 16 + p * 16 + cc % 16], x.view.plane(cc)[p], "\(isa): layout")
+            }
+        }
+    }
+
+    /// 1×1 and depthwise convs on blocked maps against the planar reference: 7×7 and 14×14 (EfficientNet's), a
+    /// map of 1 pixel and odd ones, strides 1 and 2, 3×3 and 5×5, TF "SAME", every epilogue the blocks use,
+    /// every kernel build, one and two threads.
+    func testBlockedConvsMatchTheReference() {
+        let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9)]
+        for (trial, (cin, cout, h, w)) in pointwiseShapes.enumerated() {
+            let weight = randomTensor(channels: cout, height: cin, width: 1, seed: UInt64(3200 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(3300 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 1, weight: weight.data, bias: bias.data,
+                              prepareFastKernels: true)
+            guard conv.supportsBlocked else { XCTAssertEqual(KernelISA.best, .baseline); return }
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(3400 + trial))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3500 + trial))
+            for epilogue in [Epilogue.relu6, .none, Epilogue.none.adding(residual.view)] {
+                let expected = Tensor(channels: cout, height: h, width: w)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for threads in [1, 2] {
+                    for (isa, context) in contextsForEveryISA(threads: threads) {
+                        let bx = blocked(x, context: context), br = blocked(residual, context: context)
+                        let out = Tensor(shape: [ChannelBlocks.floats(channels: cout, height: h, width: w)])
+                        let e = epilogue.residual == nil ? epilogue : Epilogue.none.adding(view(br, like: residual.view))
+                        conv.blockedForward(view(bx, like: x.view), into: view(out, like: expected.view), epilogue: e,
+                                            context: context)
+                        let got = planar(out, like: expected.view, context: context)
+                        XCTAssertLessThanOrEqual(maxAbsDiff(got.view, expected.view), 1e-4 * Float(cin).squareRoot(),
+                                                 "1×1 \(cin)→\(cout) \(h)×\(w) \(epilogue) \(threads) threads \(isa)")
+                    }
+                }
+            }
+        }
+        let depthwiseShapes = [(480, 14, 14, 3, 1), (672, 14, 14, 5, 2), (1152, 7, 7, 5, 1), (16, 1, 1, 3, 1), (32, 9, 13, 3, 2)]
+        for (trial, (c, h, w, k, stride)) in depthwiseShapes.enumerated() {
+            let weight = randomTensor(channels: c, height: 1, width: k * k, seed: UInt64(3600 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: c, seed: UInt64(3700 + trial))
+            let conv = Conv2D(outChannels: c, inChannels: c, kernelSize: k, stride: stride, padding: .same, groups: c,
+                              weight: weight.data, bias: bias.data)
+            XCTAssertTrue(conv.supportsBlocked)
+            let size = conv.outputSize(height: h, width: w)
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(3800 + trial))
+            for epilogue in [Epilogue.relu6, .none] {
+                let expected = Tensor(channels: c, height: size.height, width: size.width)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for threads in [1, 2] {
+                    for (isa, context) in contextsForEveryISA(threads: threads) {
+                        let bx = blocked(x, context: context)
+                        let out = Tensor(shape: [ChannelBlocks.floats(channels: c, height: size.height, width: size.width)])
+                        conv.blockedForward(view(bx, like: x.view), into: view(out, like: expected.view), epilogue: epilogue,
+                                            context: context)
+                        let got = planar(out, like: expected.view, context: context)
+                        XCTAssertLessThanOrEqual(maxAbsDiff(got.view, expected.view), 1e-4 * Float(k),
+                                                 "depthwise \(c) ch \(h)×\(w) k \(k) s \(stride) \(epilogue) \(threads) threads \(isa)")
+                    }
+                }
+            }
+        }
+    }
+}

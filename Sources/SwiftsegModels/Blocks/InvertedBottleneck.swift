@@ -46,6 +46,23 @@ public struct InvertedBottleneck: Sendable {
         project.forward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none, context: context)
     }
 
+    /// Whether the block runs on channel-blocked maps (``forwardBlocked``): every conv of whole channel blocks.
+    var supportsBlocked: Bool {
+        (expand?.supportsBlocked ?? true) && depthwise.supportsBlocked && project.supportsBlocked
+    }
+
+    /// The block on channel-blocked maps (`x`, `out`, `expanded`, `filtered` all blocked; ``ChannelBlocks``).
+    func forwardBlocked(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
+                        context: ExecutionContext) {
+        var h = x
+        if let expand {
+            expand.blockedForward(x, into: expanded, epilogue: .relu6, context: context)
+            h = expanded
+        }
+        depthwise.blockedForward(h, into: filtered, epilogue: .relu6, context: context)
+        project.blockedForward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none, context: context)
+    }
+
     public func macs(height: Int, width: Int) -> Int {
         let out = outputSize(height: height, width: width)
         return (expand?.macs(height: height, width: width) ?? 0) + depthwise.macs(height: height, width: width)
@@ -71,33 +88,58 @@ public struct InvertedBottleneckClassifier: Sendable {
 
     /// Runs the network on a normalised 3×H×W image and writes the logits into `output`. Activations ping-pong
     /// between two buffers of the largest block input or output, and every block's expanded maps share two more,
-    /// all from the arena: after the first pass at a size, a pass allocates nothing.
+    /// all from the arena: after the first pass at a size, a pass allocates nothing. From ``Plan/firstBlocked`` on
+    /// (the small maps) the maps are channel-blocked (``ChannelBlocks``), when the context allows
+    /// (``ExecutionContext/blockedLayouts``, the `.auto` policy): the same values, fewer transposes and padded columns.
     func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         precondition(input.channels == 3, "the classifier takes 3 channels, got \(input.channels)")
         precondition(output.count == fc.outFeatures, "logits are \(fc.outFeatures) floats, got \(output.count)")
         let arena = context.arena
         arena.reset()
         let plan = Plan(self, height: input.height, width: input.width)
-        let even = arena.allocate(floats: plan.largestIO), odd = arena.allocate(floats: plan.largestIO)  // not an array: no allocation
-        let expanded = arena.allocate(floats: plan.largestExpanded), filtered = arena.allocate(floats: plan.largestFiltered)
+        // not arrays: no allocation; room past each for the blocked kernels' reads (ChannelBlocks.slackFloats)
+        let slack = ChannelBlocks.slackFloats
+        let even = arena.allocate(floats: plan.largestIO + slack), odd = arena.allocate(floats: plan.largestIO + slack)
+        let expanded = arena.allocate(floats: plan.largestExpanded + slack)
+        let filtered = arena.allocate(floats: plan.largestFiltered + slack)
+        let firstBlocked = context.blockedLayouts && context.policy == .auto ? plan.firstBlocked : blocks.count + 1
         var (h, w) = stem.outputSize(height: input.height, width: input.width)
         var x = TensorView(channels: stem.outChannels, height: h, width: w, data: even)
         context.time("stem") { stem.forward(input, into: x, epilogue: .relu6, context: context) }
         for (i, block) in blocks.enumerated() {
             let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
-            let y = TensorView(channels: block.outChannels, height: oh, width: ow, data: i % 2 == 0 ? odd : even)
-            context.time(InvertedBottleneckClassifier.blockNames[min(i, InvertedBottleneckClassifier.blockNames.count - 1)]) {
-                block(x, into: y,
-                      expanded: TensorView(channels: mid, height: h, width: w, data: expanded),
-                      filtered: TensorView(channels: mid, height: oh, width: ow, data: filtered), context: context)
+            let label = InvertedBottleneckClassifier.blockNames[min(i, InvertedBottleneckClassifier.blockNames.count - 1)]
+            if i == firstBlocked {   // from here on every map is channel-blocked
+                let blocked = TensorView(channels: x.channels, height: h, width: w, data: x.data == even ? odd : even)
+                context.time(label) { ChannelBlocks.block(x, into: blocked, context: context) }
+                x = blocked
+            }
+            let y = TensorView(channels: block.outChannels, height: oh, width: ow, data: x.data == even ? odd : even)
+            let e = TensorView(channels: mid, height: h, width: w, data: expanded)
+            let f = TensorView(channels: mid, height: oh, width: ow, data: filtered)
+            context.time(label) {
+                if i >= firstBlocked {
+                    block.forwardBlocked(x, into: y, expanded: e, filtered: f, context: context)
+                } else {
+                    block(x, into: y, expanded: e, filtered: f, context: context)
+                }
             }
             (x, h, w) = (y, oh, ow)
         }
         let headMap = TensorView(channels: head.outChannels, height: h, width: w, data: expanded)
         let pooled = TensorView(channels: head.outChannels, height: 1, width: 1, data: filtered)
         context.time("head") {
-            head.forward(x, into: headMap, epilogue: .relu6, context: context)
-            GlobalAveragePool.forward(headMap, into: pooled)
+            if firstBlocked < blocks.count {
+                // the head's map back to planes (into the buffer the last block read), for the planar pooling
+                let blockedMap = TensorView(channels: head.outChannels, height: h, width: w, data: expanded)
+                head.blockedForward(x, into: blockedMap, epilogue: .relu6, context: context)
+                let planes = TensorView(channels: head.outChannels, height: h, width: w, data: x.data == even ? odd : even)
+                ChannelBlocks.unblock(blockedMap, into: planes, context: context)
+                GlobalAveragePool.forward(planes, into: pooled)
+            } else {
+                head.forward(x, into: headMap, epilogue: .relu6, context: context)
+                GlobalAveragePool.forward(headMap, into: pooled)
+            }
             fc.forward(pooled, into: output, epilogue: .none)
         }
         arena.reset()
@@ -109,11 +151,17 @@ public struct InvertedBottleneckClassifier: Sendable {
     /// The largest buffers a pass needs, walked through the network's shapes.
     struct Plan {
         var largestIO = 0, largestExpanded = 0, largestFiltered = 0
+        /// The first block whose maps, and every later block's and the head's, run channel-blocked
+        /// (``ChannelBlocks``): maps of at most ``Conv2D/depthwiseBlockMaximumWidth`` pixels across (where the
+        /// planar kernels transpose or pad) and convs of whole channel blocks; past the last block if none.
+        var firstBlocked: Int
         init(_ net: InvertedBottleneckClassifier, height: Int, width: Int) {
             var (h, w) = net.stem.outputSize(height: height, width: width)
             largestIO = net.stem.outChannels * h * w
-            for block in net.blocks {
+            var run: Int? = nil   // where the blocks that could run blocked, up to this one, start
+            for (i, block) in net.blocks.enumerated() {
                 let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
+                run = block.supportsBlocked && w <= Conv2D.depthwiseBlockMaximumWidth ? run ?? i : nil
                 largestIO = max(largestIO, block.outChannels * oh * ow)
                 largestExpanded = max(largestExpanded, mid * h * w)
                 largestFiltered = max(largestFiltered, mid * oh * ow)
@@ -121,6 +169,7 @@ public struct InvertedBottleneckClassifier: Sendable {
             }
             largestExpanded = max(largestExpanded, net.head.outChannels * h * w)
             largestFiltered = max(largestFiltered, net.head.outChannels)
+            firstBlocked = net.head.supportsBlocked ? run ?? net.blocks.count + 1 : net.blocks.count + 1
         }
     }
 

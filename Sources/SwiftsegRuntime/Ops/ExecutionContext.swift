@@ -26,6 +26,10 @@ public final class ExecutionContext {
     /// has idle, at least one. Nil: always `threads`.
     public let coreBudget: CoreBudget?
     public var policy: ConvKernelPolicy
+    /// Whether a network may run its small maps in the channel-blocked layout (``ChannelBlocks``: a
+    /// classifier's 14×14 and 7×7 blocks) when its layers allow it and the policy is `.auto`; tests and the
+    /// benchmark turn it off to compare with the planar kernels (the same bytes in the FMA builds).
+    public var blockedLayouts = true
     /// Which build of the SIMD kernels runs; defaults to the fastest this CPU supports.
     public var isa: KernelISA = .best {
         didSet { precondition(isa.isSupported, "this CPU cannot run the \(isa.rawValue) kernels") }

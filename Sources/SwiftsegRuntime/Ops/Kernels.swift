@@ -85,6 +85,22 @@ struct Kernels: Sendable {
                                           _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                           _ epilogue: KernelEpilogue, _ scratch: UnsafeMutablePointer<Float>) -> Void
 
+    /// A 1×1 conv on channel-blocked maps, for a range of output channel blocks (BlockedKernels.pointwise).
+    typealias BlockedPointwise = @Sendable (_ input: UnsafePointer<Float>, _ pixels: Int, _ inChannels: Int,
+                                            _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                            _ output: UnsafeMutablePointer<Float>, _ blocks: Range<Int>,
+                                            _ epilogue: KernelEpilogue) -> Void
+    /// One channel block of a depthwise conv on channel-blocked maps (BlockedKernels.depthwise).
+    typealias BlockedDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
+                                            _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                            _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
+                                            _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
+                                            _ activation: KernelEpilogue.Activation,
+                                            _ scratch: UnsafeMutablePointer<Float>) -> Void
+    /// Planes ↔ channel-blocked maps (BlockedKernels.block / unblock).
+    typealias Reblock = @Sendable (_ from: UnsafePointer<Float>, _ channels: Int, _ pixels: Int,
+                                   _ into: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>) -> Void
+
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
@@ -107,6 +123,9 @@ struct Kernels: Sendable {
     /// The depthwise conv (stride 1 or 2), one channel at a time.
     let depthwiseRows: DepthwiseRows
     let depthwiseBlock: DepthwiseBlock
+    /// The channel-blocked kernels (a classifier's small maps).
+    let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise
+    let toBlocked: Reblock, fromBlocked: Reblock
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
@@ -125,6 +144,10 @@ struct Kernels: Sendable {
         directConvRows: SwiftsegKernels.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernels.DepthwiseConvKernels.channelRows,
         depthwiseBlock: SwiftsegKernels.DepthwiseConvKernels.channelBlock,
+        blockedPointwise: SwiftsegKernels.BlockedKernels.pointwise,
+        blockedDepthwise: SwiftsegKernels.BlockedKernels.depthwise,
+        toBlocked: SwiftsegKernels.BlockedKernels.block,
+        fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
@@ -140,6 +163,10 @@ struct Kernels: Sendable {
         directConvRows: SwiftsegKernelsAVX2.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelRows,
         depthwiseBlock: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelBlock,
+        blockedPointwise: SwiftsegKernelsAVX2.BlockedKernels.pointwise,
+        blockedDepthwise: SwiftsegKernelsAVX2.BlockedKernels.depthwise,
+        toBlocked: SwiftsegKernelsAVX2.BlockedKernels.block,
+        fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
@@ -155,6 +182,10 @@ struct Kernels: Sendable {
         directConvRows: SwiftsegKernelsAVX512.DirectConvKernels.conv3x3Rows,
         depthwiseRows: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelRows,
         depthwiseBlock: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelBlock,
+        blockedPointwise: SwiftsegKernelsAVX512.BlockedKernels.pointwise,
+        blockedDepthwise: SwiftsegKernelsAVX512.BlockedKernels.depthwise,
+        toBlocked: SwiftsegKernelsAVX512.BlockedKernels.block,
+        fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
