@@ -37,13 +37,7 @@ public struct InvertedBottleneck: Sendable {
     /// size; `out` must not share memory with `x`).
     func callAsFunction(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
                         context: ExecutionContext) {
-        var h = x
-        if let expand {
-            expand.forward(x, into: expanded, epilogue: .relu6, context: context)
-            h = expanded
-        }
-        depthwise.forward(h, into: filtered, epilogue: .relu6, context: context)
-        project.forward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none, context: context)
+        chain(x, into: out, expanded: expanded, filtered: filtered) { $0.forward($1, into: $2, epilogue: $3, context: context) }
     }
 
     /// Whether the block runs on channel-blocked maps (``forwardBlocked``): every conv of whole channel blocks.
@@ -54,13 +48,22 @@ public struct InvertedBottleneck: Sendable {
     /// The block on channel-blocked maps (`x`, `out`, `expanded`, `filtered` all blocked; ``ChannelBlocks``).
     func forwardBlocked(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
                         context: ExecutionContext) {
+        chain(x, into: out, expanded: expanded, filtered: filtered) {
+            $0.blockedForward($1, into: $2, epilogue: $3, context: context)
+        }
+    }
+
+    /// The expansion + ReLU6, the depthwise conv + ReLU6, the projection (+ the input), each conv run by `run`
+    /// (conv, input, output, epilogue) in one layout or the other.
+    private func chain(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
+                       _ run: (Conv2D, TensorView, TensorView, Epilogue) -> Void) {
         var h = x
         if let expand {
-            expand.blockedForward(x, into: expanded, epilogue: .relu6, context: context)
+            run(expand, x, expanded, .relu6)
             h = expanded
         }
-        depthwise.blockedForward(h, into: filtered, epilogue: .relu6, context: context)
-        project.blockedForward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none, context: context)
+        run(depthwise, h, filtered, .relu6)
+        run(project, filtered, out, hasResidual ? Epilogue.none.adding(x) : .none)
     }
 
     public func macs(height: Int, width: Int) -> Int {
@@ -131,10 +134,9 @@ public struct InvertedBottleneckClassifier: Sendable {
         context.time("head") {
             if firstBlocked < blocks.count {
                 // the head's map back to planes (into the buffer the last block read), for the planar pooling
-                let blockedMap = TensorView(channels: head.outChannels, height: h, width: w, data: expanded)
-                head.blockedForward(x, into: blockedMap, epilogue: .relu6, context: context)
+                head.blockedForward(x, into: headMap, epilogue: .relu6, context: context)
                 let planes = TensorView(channels: head.outChannels, height: h, width: w, data: x.data == even ? odd : even)
-                ChannelBlocks.unblock(blockedMap, into: planes, context: context)
+                ChannelBlocks.unblock(headMap, into: planes, context: context)
                 GlobalAveragePool.forward(planes, into: pooled)
             } else {
                 head.forward(x, into: headMap, epilogue: .relu6, context: context)
