@@ -291,13 +291,16 @@ final class ClassifierOpsTests: XCTestCase {
         XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, fast.view), 1e-5)
         XCTAssertEqual(fc.macs, 1200)
         // A classifier's size (rows longer than the four accumulators' stride, and a tail), against the reference.
-        let wide = Linear(outFeatures: 37, inFeatures: 1287, weight: randomTensor(channels: 37, height: 1, width: 1287, seed: 5).data,
-                          bias: randomTensor(channels: 1, height: 1, width: 37, seed: 6).data)
+        // (the tensors held in locals for as long as the layer reads their memory)
+        let wideWeight = randomTensor(channels: 37, height: 1, width: 1287, seed: 5)
+        let wideBias = randomTensor(channels: 1, height: 1, width: 37, seed: 6)
+        let wide = Linear(outFeatures: 37, inFeatures: 1287, weight: wideWeight.data, bias: wideBias.data)
         let features = randomTensor(channels: 1287, height: 1, width: 1, seed: 7)
         let wideReference = Tensor(channels: 37, height: 1, width: 1), wideFast = Tensor(channels: 37, height: 1, width: 1)
         wide.referenceForward(features.view, into: wideReference.view, epilogue: .none)
         wide.forward(features.view, into: wideFast.view, epilogue: .none)
         XCTAssertLessThanOrEqual(maxAbsDiff(wideReference.view, wideFast.view), 1e-4)
+        withExtendedLifetime((wideWeight, wideBias)) {}
     }
 
     func testSoftmaxMatchesONNXRuntime() throws {
