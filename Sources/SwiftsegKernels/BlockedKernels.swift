@@ -200,28 +200,9 @@ public enum BlockedKernels {
             let right = padLeft + columns.upperBound
             (row + right * width).update(repeating: 0, count: (tileWidth - right) * width)
         }
-        for channel in 0..<width {
-            for t in 0..<(k * k) { taps[t * width + channel] = weight[channel * k * k + t] }
-        }
-        let b = SIMDKernels.load(bias), step = s &* width
-        for oy in 0..<oh {
-            var x = 0
-            while x < ow {
-                let count = Swift.min(8, ow - x)
-                let out = output + (oy &* ow &+ x) &* width, src = UnsafePointer(tile + (oy &* s &* tileWidth &+ x &* s) &* width)
-                switch count {
-                case 8: DepthwiseConvKernels.accumulate(8, src, rowFloats, step, k, taps, b, out, A.self)
-                case 7: DepthwiseConvKernels.accumulate(7, src, rowFloats, step, k, taps, b, out, A.self)
-                case 6: DepthwiseConvKernels.accumulate(6, src, rowFloats, step, k, taps, b, out, A.self)
-                case 5: DepthwiseConvKernels.accumulate(5, src, rowFloats, step, k, taps, b, out, A.self)
-                case 4: DepthwiseConvKernels.accumulate(4, src, rowFloats, step, k, taps, b, out, A.self)
-                case 3: DepthwiseConvKernels.accumulate(3, src, rowFloats, step, k, taps, b, out, A.self)
-                case 2: DepthwiseConvKernels.accumulate(2, src, rowFloats, step, k, taps, b, out, A.self)
-                default: DepthwiseConvKernels.accumulate(1, src, rowFloats, step, k, taps, b, out, A.self)
-                }
-                x += 8
-            }
-        }
+        DepthwiseConvKernels.gatherTaps(weight, kernelSize: k, into: taps)
+        DepthwiseConvKernels.accumulateRows(tile, tileWidth: tileWidth, stride: s, kernelSize: k, taps: taps,
+                                            bias: SIMDKernels.load(bias), outHeight: oh, outWidth: ow, into: output, A.self)
     }
 
     /// Planes (`channels × pixels`, channel c at `planes + c · pixels`) → blocked, 16 pixels of a channel block

@@ -249,9 +249,7 @@ public enum DepthwiseConvKernels {
                 x += width
             }
         }
-        for channel in 0..<width {
-            for t in 0..<(k * k) { taps[t * width + channel] = weight[channel * k * k + t] }
-        }
+        gatherTaps(weight, kernelSize: k, into: taps)
         #else
         tile.update(repeating: 0, count: tileHeight * tileWidth * width)
         for channel in 0..<width {
@@ -260,32 +258,17 @@ public enum DepthwiseConvKernels {
                 let src = plane + y * w, dst = tile + ((y + padTop) * tileWidth + padLeft) * width + channel
                 for x in columns { dst[x * width] = src[x] }
             }
-            for t in 0..<(k * k) { taps[t * width + channel] = weight[channel * k * k + t] }
         }
+        gatherTaps(weight, kernelSize: k, into: taps)
         #endif
-        let b = SIMDKernels.load(bias), step = s &* width   // floats from one output pixel's input to the next
+        let b = SIMDKernels.load(bias)
         #if SWIFTSEG_32_REGISTERS
         // Up to 8 pixels of an output row accumulate in registers through all k² taps (the same sums, in the same
         // order, as the loop below, which loads and stores each pixel's sum at every tap).
-        for oy in 0..<oh {
-            var x = 0
-            while x < ow {
-                let count = Swift.min(8, ow - x)
-                let out = result + (oy &* ow &+ x) &* width, src = tile + (oy &* s &* tileWidth &+ x &* s) &* width
-                switch count {
-                case 8: accumulate(8, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 7: accumulate(7, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 6: accumulate(6, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 5: accumulate(5, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 4: accumulate(4, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 3: accumulate(3, src, tileWidth * width, step, k, taps, b, out, A.self)
-                case 2: accumulate(2, src, tileWidth * width, step, k, taps, b, out, A.self)
-                default: accumulate(1, src, tileWidth * width, step, k, taps, b, out, A.self)
-                }
-                x += 8
-            }
-        }
+        accumulateRows(tile, tileWidth: tileWidth, stride: s, kernelSize: k, taps: taps, bias: b, outHeight: oh,
+                       outWidth: ow, into: result, A.self)
         #else
+        let step = s &* width   // floats from one output pixel's input to the next
         for oy in 0..<oh {
             let out = result + oy &* ow &* width, end = out + ow &* width
             var o = out
@@ -339,6 +322,44 @@ public enum DepthwiseConvKernels {
             }
         }
         #endif
+    }
+
+    /// Each tap's 16 channels' weights as one vector (`taps[t · 16 + c]`), from 16 channels' k² taps each
+    /// (channel-major, as a conv holds them): the block kernels' weight layout.
+    @inline(__always)
+    static func gatherTaps(_ weight: UnsafePointer<Float>, kernelSize k: Int, into taps: UnsafeMutablePointer<Float>) {
+        for channel in 0..<width {
+            for t in 0..<(k * k) { taps[t * width + channel] = weight[channel * k * k + t] }
+        }
+    }
+
+    /// Every output row of a block kernel from its zero-padded tile (a pixel's 16 channels per vector, rows
+    /// `tileWidth` vectors long): up to 8 pixels at a time summed in registers (``accumulate``), activated and
+    /// stored to `out` (a vector per output pixel, row after row).
+    @inline(__always)
+    static func accumulateRows<A: VectorActivation>(_ tile: UnsafePointer<Float>, tileWidth: Int, stride s: Int,
+                                                    kernelSize k: Int, taps: UnsafePointer<Float>, bias b: Vector,
+                                                    outHeight oh: Int, outWidth ow: Int,
+                                                    into output: UnsafeMutablePointer<Float>, _: A.Type) {
+        let rowFloats = tileWidth &* width, step = s &* width
+        for oy in 0..<oh {
+            var x = 0
+            while x < ow {
+                let count = Swift.min(8, ow - x)
+                let out = output + (oy &* ow &+ x) &* width, src = tile + (oy &* s &* tileWidth &+ x &* s) &* width
+                switch count {
+                case 8: accumulate(8, src, rowFloats, step, k, taps, b, out, A.self)
+                case 7: accumulate(7, src, rowFloats, step, k, taps, b, out, A.self)
+                case 6: accumulate(6, src, rowFloats, step, k, taps, b, out, A.self)
+                case 5: accumulate(5, src, rowFloats, step, k, taps, b, out, A.self)
+                case 4: accumulate(4, src, rowFloats, step, k, taps, b, out, A.self)
+                case 3: accumulate(3, src, rowFloats, step, k, taps, b, out, A.self)
+                case 2: accumulate(2, src, rowFloats, step, k, taps, b, out, A.self)
+                default: accumulate(1, src, rowFloats, step, k, taps, b, out, A.self)
+                }
+                x += 8
+            }
+        }
     }
 
     /// `count` (1–8, a constant at each call, so the unused sums fold away) output pixels of one row of
