@@ -1,10 +1,11 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// The SIMD kernels (Sources/SwiftsegKernels) are compiled three times: for the baseline CPU (any x86-64:
-// SSE2; any arm64: NEON) and, as SwiftsegKernelsAVX2 and SwiftsegKernelsAVX512 (symlinks to the same files), for
-// Haswell-class AVX2+FMA and for AVX-512. The runtime picks one when it starts (SwiftsegRuntime/Ops/Kernels.swift),
-// so one binary runs on every CPU and uses the widest registers it has. `-target-cpu` is an unsafe flag; since
+// The SIMD kernels (Sources/SwiftsegKernels, and the image library's Sources/SwiftsegImageKernels) are compiled three
+// times: for the baseline CPU (any x86-64: SSE2; any arm64: NEON) and, as …AVX2 and …AVX512 (symlinks to the same
+// files), for Haswell-class AVX2+FMA and for AVX-512. The runtime and the image library pick one when they start
+// (SwiftsegRuntime/Ops/Kernels.swift, SwiftsegImage/Matting/MattingKernelSet.swift), so one binary runs on every
+// CPU and uses the widest registers it has. `-target-cpu` is an unsafe flag; since
 // tools version 6.2 SwiftPM accepts those in dependencies too. On arm64 the extra copies are built like the
 // first and never chosen.
 #if arch(x86_64)
@@ -38,7 +39,13 @@ let package = Package(
         // Requests (subject lifting, …) and the per-photo pipeline and batch runner the CLI and a server share.
         .target(name: "Swiftseg", dependencies: ["SwiftsegImage", "SwiftsegModels", "SwiftsegRuntime"]),
         // Images, codecs, resampling, filters, geometry, compositing, atomic writes: no network code.
-        .target(name: "SwiftsegImage", dependencies: ["_CPNG", "_CTurboJPEG"]),
+        .target(name: "SwiftsegImage", dependencies: ["_CPNG", "_CTurboJPEG", "SwiftsegKernelTypes", "SwiftsegImageKernels",
+                                                      "SwiftsegImageKernelsAVX2", "SwiftsegImageKernelsAVX512"]),
+        // The image library's hot loops (the matting's CG) on raw pointers, built three times like the network's
+        // kernels (the same flags): the library picks one per CPU (SwiftsegImage/Matting/MattingKernelSet.swift).
+        .target(name: "SwiftsegImageKernels"),
+        .target(name: "SwiftsegImageKernelsAVX2", swiftSettings: avx2Kernels),
+        .target(name: "SwiftsegImageKernelsAVX512", swiftSettings: avx512Kernels),
         // One folder per network (blocks, configuration, key mapping), registered by architecture name, and
         // the built-in weights.
         .target(name: "SwiftsegModels", dependencies: ["SwiftsegRuntime", "SwiftsegEmbeddedWeights"]),

@@ -18,10 +18,11 @@ forbid() {  # forbid TARGET MODULE…: no file of Sources/TARGET imports any MOD
 }
 forbid SwiftsegImage SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegKernels
 forbid SwiftsegKernels SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
+forbid SwiftsegImageKernels SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage SwiftsegKernels
 forbid SwiftsegRuntime SwiftsegModels Swiftseg SwiftsegImage
 forbid SwiftsegModels Swiftseg SwiftsegImage
 forbid Swiftseg/Rectangles SwiftsegRuntime SwiftsegModels SwiftsegKernels   # classic vision: the image library only
 forbid Swiftseg SwiftsegService SwiftsegCLI _CMicroHTTPD                    # the library knows no front end
-forbid SwiftsegService SwiftsegModels SwiftsegKernels SwiftsegCLI _CPNG _CTurboJPEG  # routes call the pipelines
+forbid SwiftsegService SwiftsegModels SwiftsegKernels SwiftsegImageKernels SwiftsegCLI _CPNG _CTurboJPEG  # routes call the pipelines
 [ "$status" = 0 ] && echo "layers: imports follow the dependency rule"
 exit "$status"

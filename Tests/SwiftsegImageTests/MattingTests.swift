@@ -163,6 +163,29 @@ final class MattingTests: XCTestCase {
     /// strip's block of A (entries between strips dropped) at the shift the strip took — the first of the list
     /// whose pivots stay positive — and its solve against dense substitution (to a Float's precision, the
     /// factor's); on one thread and on two, the same bytes.
+    /// The solver's loops are compiled for the baseline CPU, AVX2 and AVX-512 (SwiftsegImageKernels): each build
+    /// does the same operations in the same order, so the same alpha bit for bit, on both fine levels.
+    func testEveryBuildOfTheSolversLoopsGivesTheSameAlpha() throws {
+        let photo = try Image(contentsOfFile: Fixtures.path("photos/chelsea.png"))
+        let trimap = AlphaMatting().trimap(for: try Image(contentsOfFile: Fixtures.path("photos/chelsea.rembg-mask.png")))
+        let builds = KernelISA.allCases.filter(\.isSupported)
+        if builds.count == 1 { print("only the baseline build runs on this CPU: nothing to compare") }
+        var options = ClosedFormMatting.Options()
+        options.threads = 2
+        for zeroFillUnknowns in [options.zeroFillUnknowns, 0] {
+            options.zeroFillUnknowns = zeroFillUnknowns
+            options.isa = .baseline
+            let baseline = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            XCTAssertEqual(baseline.preconditioner, .aggregation)
+            for isa in builds.dropFirst() {
+                options.isa = isa
+                let other = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+                XCTAssertEqual(other.iterations, baseline.iterations, "\(isa)")
+                XCTAssertTrue(other.alpha == baseline.alpha, "\(isa): the baseline's alpha, bit for bit")
+            }
+        }
+    }
+
     func testTheZeroFillFactorIsTheDenseOneOnEachStrip() throws {
         var state: UInt64 = 7
         func next() -> Int { state = state &* 6364136223846793005 &+ 1442695040888963407; return Int(state >> 33) }

@@ -47,12 +47,14 @@ final class AggregationPreconditioner: MattingPreconditioner {
     static let twoPartCoarseUnknowns = 1024
     // scratch, reused by every application (one CG solve at a time uses this instance)
     private var coarseResidual: [Double], coarseCorrection: [Double]
+    private let kernels: MattingKernelSet
 
     init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4,
          zeroFillUnknowns: Int, pool: SolverThreads? = nil) throws {
         precondition(blockSize >= 2, "the 5×5 stencil must reach no further than the neighbouring blocks")
         let width = s.width
         let n = s.unknown.count
+        kernels = s.kernels
         let usesZeroFill = n <= zeroFillUnknowns
         if usesZeroFill {
             zeroFillGrid = ScratchArrays.shared.array(s.gridCount, repeating: 0.0)
@@ -283,27 +285,21 @@ final class AggregationPreconditioner: MattingPreconditioner {
     deinit { ScratchArrays.shared.recycle(&zeroFillGrid) }
 
     func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
-        basis.withUnsafeBufferPointer { basis in
+        let restrict = kernels.restrict, prolongAndAdd = kernels.prolongAndAdd
+        return basis.withUnsafeBufferPointer { basis in
             coarseOffset.withUnsafeBufferPointer { offset in
                 smoother.withUnsafeBufferPointer { smoother in
                     coarseResidual.withUnsafeMutableBufferPointer { coarseResidual in
                         members.withUnsafeBufferPointer { members in
                             memberStart.withUnsafeBufferPointer { start in
-                                RowChunks(count: columnCount.count, pool: chunks.pool).forEach { aggregates in
-                                    for a in aggregates {                // Pᵀ r, each aggregate's columns
-                                        var sums = (0.0, 0.0, 0.0, 0.0)
-                                        for m in Int(start[a])..<Int(start[a + 1]) {
-                                            let i = Int(members[m]), v = r[i]
-                                            sums.0 += Double(basis[4 * i]) * v
-                                            sums.1 += Double(basis[4 * i + 1]) * v
-                                            sums.2 += Double(basis[4 * i + 2]) * v
-                                            sums.3 += Double(basis[4 * i + 3]) * v
+                                aggregateOffset.withUnsafeBufferPointer { aggregateOffset in
+                                    columnCount.withUnsafeBufferPointer { columnCount in
+                                        // Pᵀ r, each aggregate's columns
+                                        RowChunks(count: columnCount.count, pool: chunks.pool).forEach { aggregates in
+                                            restrict(r, basis.baseAddress!, members.baseAddress!, start.baseAddress!,
+                                                     aggregateOffset.baseAddress!, columnCount.baseAddress!, aggregates,
+                                                     coarseResidual.baseAddress!)
                                         }
-                                        let o = Int(aggregateOffset[a]), count = Int(columnCount[a])
-                                        coarseResidual[o] = sums.0
-                                        if count > 1 { coarseResidual[o + 1] = sums.1 }
-                                        if count > 2 { coarseResidual[o + 2] = sums.2 }
-                                        if count > 3 { coarseResidual[o + 3] = sums.3 }
                                     }
                                 }
                             }
@@ -324,15 +320,9 @@ final class AggregationPreconditioner: MattingPreconditioner {
                         zeroFillGrid.withUnsafeBufferPointer { g in
                             (zeroFill?.gridIndex ?? []).withUnsafeBufferPointer { at in
                                 chunks.sum { rows in                          // z = S r + P A_c⁻¹ Pᵀ r; rᵀz
-                                    var dot = 0.0
-                                    for i in rows {
-                                        let o = Int(offset[i])
-                                        var sum = at.isEmpty ? smoother[i] * r[i] : g[Int(at[i])]
-                                        for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
-                                        z[i] = sum
-                                        dot += r[i] * sum
-                                    }
-                                    return dot
+                                    prolongAndAdd(r, at.isEmpty ? nil : g.baseAddress!, at.baseAddress,
+                                                  smoother.baseAddress, basis.baseAddress!, offset.baseAddress!,
+                                                  e.baseAddress!, rows, z)
                                 }
                             }
                         }

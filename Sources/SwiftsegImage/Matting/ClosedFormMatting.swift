@@ -29,6 +29,9 @@ public enum ClosedFormMatting {
         /// 1.6–2.8× fewer iterations), above it Jacobi: on bigger bands IC(0)'s two extra passes over memory per
         /// iteration cost what its fewer iterations save (4 MP: 3.8 s either way, and 75 MB more).
         public var zeroFillUnknowns = 500_000
+        /// The build of the solver's loops (``MattingKernelSet``): the widest this CPU runs by default; every
+        /// build gives the same bytes.
+        public var isa = KernelISA.best
         public init() {}
     }
 
@@ -61,6 +64,8 @@ public enum ClosedFormMatting {
         let gridIndex: [Int32]
         /// The padded grid: the unknown index at each pixel, or `unknown.count` for a known or off-image one.
         var neighbours: [Int32]   // var: handed back to ``ScratchArrays`` too
+        /// The loops the solve runs on it (``MattingKernelSet``).
+        let kernels: MattingKernelSet
 
         var paddedWidth: Int { width + 4 }
         var gridCount: Int { (width + 4) * (height + 4) }
@@ -100,30 +105,12 @@ public enum ClosedFormMatting {
         }
 
         /// y = A x, returning xᵀ y, with x on the padded grid (``gridIndex``; 0 everywhere else). The solver's hot
-        /// loop: raw pointers, each row summed over its 25 slots in one fixed order.
+        /// loop (``MattingKernels/stencilProduct``): each row summed over its 25 slots in one fixed order.
         func multiply(grid x: UnsafePointer<Double>, into y: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
-            let w = paddedWidth
+            let w = paddedWidth, product = kernels.stencilProduct
             return stencil.withUnsafeBufferPointer { stencil in
                 gridIndex.withUnsafeBufferPointer { gridIndex in
-                    chunks.sum { rows in
-                        var dot = 0.0
-                        for row in rows {
-                            let c = x + Int(gridIndex[row])
-                            let a = stencil.baseAddress! + 25 * row
-                            // bound by its loads: each stencil row's first four slots as two pairs (SIMD2),
-                            // the fifth alone, in a fixed order
-                            var pairs = SIMD2<Double>(), fifths = 0.0
-                            for dy in 0..<5 {
-                                let row = a + 5 * dy, near = c + (dy - 2) * w - 2
-                                pairs += SIMD2(unaligned: row) * SIMD2(unaligned: near) + SIMD2(unaligned: row + 2) * SIMD2(unaligned: near + 2)
-                                fifths += row[4] * near[4]
-                            }
-                            let sum = (pairs[0] + pairs[1]) + fifths
-                            y[row] = sum
-                            dot += c[0] * sum
-                        }
-                        return dot
-                    }
+                    chunks.sum { rows in product(stencil.baseAddress!, gridIndex.baseAddress!, x, w, rows, y) }
                 }
             }
         }
@@ -151,7 +138,7 @@ public enum ClosedFormMatting {
     }
 
     static func solve(rgb image: Image, trimap: Trimap, options: Options, pool: SolverThreads?) throws -> Solution {
-        var system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool)
+        var system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool, kernels: MattingKernelSet(options.isa))
         defer { ScratchArrays.shared.recycle(&system.stencil); ScratchArrays.shared.recycle(&system.neighbours) }
         var alpha = ScratchArrays.shared.array(trimap.labels.count, repeating: 0.0)
         for (i, label) in trimap.labels.enumerated() {
@@ -215,7 +202,8 @@ public enum ClosedFormMatting {
         SolverThreads.with(threads: threads) { buildSystem(rgb: image, trimap: trimap, epsilon: epsilon, pool: $0) }
     }
 
-    static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, pool: SolverThreads?) -> System {
+    static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, pool: SolverThreads?,
+                            kernels: MattingKernelSet = .best) -> System {
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
@@ -339,7 +327,7 @@ public enum ClosedFormMatting {
             }
         }
         return System(width: w, height: h, unknown: unknown, rhs: rhs, stencil: stencil, gridIndex: gridIndex,
-                      neighbours: neighbours)
+                      neighbours: neighbours, kernels: kernels)
     }
 
     /// The plain reference: the whole matting Laplacian as a dense matrix, each 3×3 window's 9×9 block added
@@ -403,11 +391,7 @@ public enum ClosedFormMatting {
                     chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
                     for iteration in 0..<options.maximumIterations {
                         let step = rz / s.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
-                        let rr = chunks.sum { rows in
-                            var t = 0.0
-                            for i in rows { x[i] += step * grid[Int(at[i])]; r[i] -= step * q[i]; t += r[i] * r[i] }
-                            return t
-                        }
+                        let rr = chunks.sum { rows in s.kernels.step(step, grid, q, at.baseAddress!, rows, x, r) }
                         if rr.squareRoot() < options.relativeTolerance * normB {
                             iterations = iteration + 1
                             return
@@ -418,7 +402,7 @@ public enum ClosedFormMatting {
                         }
                         let beta = next / rz
                         rz = next
-                        chunks.forEach { rows in for i in rows { let g = Int(at[i]); grid[g] = z[i] + beta * grid[g] } }
+                        chunks.forEach { rows in s.kernels.direction(beta, z, at.baseAddress!, rows, grid) }
                     }
                     throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
                 }

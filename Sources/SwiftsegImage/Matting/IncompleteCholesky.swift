@@ -17,6 +17,9 @@ struct IncompleteCholesky: MattingPreconditioner {
     var columnStart: [Int] = [0]
     var rows: [Int32] = []
     var values: [Float] = []
+    /// Per column: where its entries in the separator's rows begin (a column's rows ascend, so they are its
+    /// last ones); the column's end without parts.
+    var separatorEntries: [Int] = []
     let parts: Parts?
 
     init(_ s: SparseMatrix, dropTolerance: Double, parts: Parts? = nil) throws {
@@ -105,6 +108,12 @@ struct IncompleteCholesky: MattingPreconditioner {
                 head[row] = j
             }
         }
+        let separatorRow = Int32(parts?.separator.lowerBound ?? n)
+        separatorEntries = (0..<n).map { j in
+            var e = columnStart[j + 1]
+            while e > columnStart[j] + 1 && rows[e - 1] >= separatorRow { e -= 1 }
+            return e
+        }
         self.columnStart = columnStart
         self.rows = rows
         self.values = values
@@ -124,30 +133,39 @@ struct IncompleteCholesky: MattingPreconditioner {
             rows.withUnsafeBufferPointer { rows in
                 values.withUnsafeBufferPointer { values in
                     for i in 0..<n { y[i] = r[i] }
-                    // Forward: L y = r, column by column; a column's entries below the diagonal that fall
-                    // outside `columns` (the separator's rows, for a part) go to `spill` instead.
+                    // Forward: L y = r, column by column; a column's entries below the diagonal in the
+                    // separator's rows go to `spill` instead when one is given (a part's columns).
                     func forward(_ columns: Range<Int>, spill: UnsafeMutablePointer<Double>?, spillStart: Int) {
-                        for j in columns {
-                            let start = columnStart[j], end = columnStart[j + 1]
-                            y[j] /= Double(values[start])
-                            let yj = y[j]
-                            var e = start + 1
-                            while e < end {
-                                let i = Int(rows[e])
-                                if let spill, i >= spillStart { spill[i - spillStart] += Double(values[e]) * yj }
-                                else { y[i] -= Double(values[e]) * yj }
-                                e += 1
+                        separatorEntries.withUnsafeBufferPointer { split in
+                            for j in columns {
+                                let start = columnStart[j], end = columnStart[j + 1]
+                                y[j] /= Double(values[start])
+                                let yj = y[j]
+                                let inside = spill == nil ? end : split[j]
+                                var e = start + 1
+                                while e < inside { y[Int(rows[e])] -= Double(values[e]) * yj; e += 1 }
+                                if let spill {
+                                    while e < end { spill[Int(rows[e]) - spillStart] += Double(values[e]) * yj; e += 1 }
+                                }
                             }
                         }
                     }
-                    // Back: Lᵀ y = (the forward result), columns from last to first.
+                    // Back: Lᵀ y = (the forward result), columns from last to first; each column's sum in four
+                    // partial sums (one chain of additions through a column's ~20 entries bound the loop).
                     func back(_ columns: Range<Int>) {
                         for j in columns.reversed() {
                             let start = columnStart[j], end = columnStart[j + 1]
-                            var sum = y[j]
+                            var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
                             var e = start + 1
-                            while e < end { sum -= Double(values[e]) * y[Int(rows[e])]; e += 1 }
-                            y[j] = sum / Double(values[start])
+                            while e + 4 <= end {
+                                s0 += Double(values[e]) * y[Int(rows[e])]
+                                s1 += Double(values[e + 1]) * y[Int(rows[e + 1])]
+                                s2 += Double(values[e + 2]) * y[Int(rows[e + 2])]
+                                s3 += Double(values[e + 3]) * y[Int(rows[e + 3])]
+                                e += 4
+                            }
+                            while e < end { s0 += Double(values[e]) * y[Int(rows[e])]; e += 1 }
+                            y[j] = (y[j] - ((s0 + s1) + (s2 + s3))) / Double(values[start])
                         }
                     }
                     guard let parts else {

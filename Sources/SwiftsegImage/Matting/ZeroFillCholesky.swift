@@ -22,6 +22,7 @@ public struct ZeroFillCholesky: Sendable {
     private let width: Int, paddedWidth: Int, gridCount: Int
     private let unknown: [Int]
     let gridIndex: [Int32]
+    private let kernels: MattingKernelSet
     /// L's slots 0..<12 per unknown (Float: half the bytes each pass reads; the factor only shapes the preconditioner).
     private let factor: [Float]
     private let inverseDiagonal: [Double]
@@ -44,6 +45,7 @@ public struct ZeroFillCholesky: Sendable {
         gridCount = s.gridCount
         unknown = s.unknown
         gridIndex = s.gridIndex
+        kernels = s.kernels
         // Strips of about equal size (an even number of them from two strips' worth, so that two threads get
         // equal shares), each cut where a pixel row starts: at the row with the fewest unknowns within an
         // eighth of a strip of the even cut, since the entries dropped between strips are the ones a cut row
@@ -141,81 +143,19 @@ public struct ZeroFillCholesky: Sendable {
         return true
     }
 
-    @inline(__always) private func load(_ p: UnsafePointer<Double>) -> SIMD2<Double> { SIMD2(unaligned: p) }
-    @inline(__always) private func store(_ v: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD2<Double>.self)
-    }
-    /// Two of L's Float slots as Doubles.
-    @inline(__always) private func pair(_ l: UnsafePointer<Float>) -> SIMD2<Double> {
-        SIMD2<Double>(UnsafeRawPointer(l).loadUnaligned(as: SIMD2<Float>.self))
-    }
-
     /// (L Lᵀ)⁻¹ r, written to the padded grid `g` at each unknown's position (``ClosedFormMatting/System``'s
-    /// layout; 0 must stand everywhere else, and stays). Forward by rows, reading earlier rows from the grid;
-    /// back by columns, subtracting each row's solved value from the earlier rows it touches, in place.
+    /// layout; 0 must stand everywhere else, and stays): each strip by ``MattingKernels/zeroFillSolve``, forward by
+    /// rows, reading earlier rows from the grid, back by columns, subtracting each row's solved value from the
+    /// earlier rows it touches, in place.
     func solve(_ r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>, pool: SolverThreads?) {
-        let w = paddedWidth, slots = Self.lowerSlots
+        let solve = kernels.zeroFillSolve
         factor.withUnsafeBufferPointer { L in
             inverseDiagonal.withUnsafeBufferPointer { D in
                 gridIndex.withUnsafeBufferPointer { at in
-                    SolverThreads.each(strips.count, on: pool) { t in
-                        let strip = strips[t], interior = interiorStart[t]
-                        // the first rows: slots only as far up as the strip's top row
-                        func firstSlot(_ i: Int) -> Int { i >= interior ? 0 : max(0, (topRow[t] - unknown[i] / width + 2) * 5) }
-                        // The left neighbour's term is the chain from one unknown to the next: its value is kept
-                        // in a register (when it is the unknown just before; else it is known, and L's slot 0)
-                        // and enters last, through one multiply and one subtraction (its coefficient's product
-                        // with 1 / L_ii is off the chain; no fused multiply-add: the baseline x86-64 build calls
-                        // libm's for it).
-                        var previous = 0.0, previousAt = -3
-                        for i in strip {
-                            let at = Int(at[i]), c = g + at, l = L.baseAddress! + slots * i
-                            var up = 0.0
-                            if i >= interior {
-                                // five neighbours two rows up and five one row up, in pairs (SIMD2: half the
-                                // loads and multiplies), then the one two to the left
-                                let a = c - 2 * w - 2, b = c - w - 2
-                                let pairs = pair(l) * load(a) + pair(l + 2) * load(a + 2) + pair(l + 5) * load(b)
-                                    + pair(l + 7) * load(b + 2)
-                                up = pairs[0] + pairs[1] + (Double(l[4]) * a[4] + Double(l[9]) * b[4])
-                            } else {
-                                for k in firstSlot(i)..<10 { up += Double(l[k]) * c[(k / 5 - 2) * w + k % 5 - 2] }
-                            }
-                            up += Double(l[10]) * c[-2]
-                            let left = previousAt == at - 1 ? previous : 0
-                            let value = (r[i] - up) * D[i] - Double(l[11]) * D[i] * left
-                            c[0] = value
-                            previous = value; previousAt = at
-                        }
-                        // Back: the next unknown's term for this one (its slot 11) likewise in a register.
-                        var next = 0.0, nextAt = -3, nextLeft = 0.0
-                        for i in strip.reversed() {
-                            let at = Int(at[i]), c = g + at, l = L.baseAddress! + slots * i
-                            let d = D[i]
-                            let y = nextAt == at + 1 ? c[0] * d - nextLeft * d * next : c[0] * d
-                            c[0] = y
-                            c[-2] -= Double(l[10]) * y
-                            if i >= interior {
-                                // each element its own subtraction, two at a time, in pairs at even grid
-                                // positions: the next unknown's pairs are then these same pairs, and its loads
-                                // take them from the stores just made (a pair straddling two stores waits
-                                // for both to reach the cache)
-                                let a = c - 2 * w - 2, b = c - w - 2, y2 = SIMD2(repeating: y)
-                                if (at - w - 2) & 1 == 0 {
-                                    store(load(b) - pair(l + 5) * y2, b); store(load(b + 2) - pair(l + 7) * y2, b + 2)
-                                    b[4] -= Double(l[9]) * y
-                                    store(load(a) - pair(l) * y2, a); store(load(a + 2) - pair(l + 2) * y2, a + 2)
-                                    a[4] -= Double(l[4]) * y
-                                } else {
-                                    b[0] -= Double(l[5]) * y
-                                    store(load(b + 1) - pair(l + 6) * y2, b + 1); store(load(b + 3) - pair(l + 8) * y2, b + 3)
-                                    a[0] -= Double(l[0]) * y
-                                    store(load(a + 1) - pair(l + 1) * y2, a + 1); store(load(a + 3) - pair(l + 3) * y2, a + 3)
-                                }
-                            } else {
-                                for k in firstSlot(i)..<10 { c[(k / 5 - 2) * w + k % 5 - 2] -= Double(l[k]) * y }
-                            }
-                            next = y; nextAt = at; nextLeft = Double(l[11])
+                    unknown.withUnsafeBufferPointer { unknown in
+                        SolverThreads.each(strips.count, on: pool) { t in
+                            solve(strips[t], interiorStart[t], topRow[t], L.baseAddress!, D.baseAddress!, at.baseAddress!,
+                                  unknown.baseAddress!, width, paddedWidth, r, g)
                         }
                     }
                 }

@@ -1,43 +1,7 @@
+@_exported import SwiftsegKernelTypes   // KernelISA and CPUFeatures, for the runtime's clients
 import SwiftsegKernels
 import SwiftsegKernelsAVX2
 import SwiftsegKernelsAVX512
-
-/// Which build of the SIMD kernels module runs (Package.swift compiles it three times).
-///
-/// ```swift
-/// let ctx = ExecutionContext(threads: 2)
-/// ctx.isa = .baseline   // e.g. to compare against the AVX2 or AVX-512 build
-/// ```
-public enum KernelISA: String, Sendable, CaseIterable {
-    /// Built for the architecture's baseline (x86-64 SSE2, arm64 NEON): runs on every CPU.
-    case baseline
-    /// Built with `-target-cpu haswell` (AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT): most x86-64 CPUs since 2013–2015.
-    case avx2
-    /// Built with `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL and FMA): needs such a CPU.
-    case avx512
-
-    /// The fastest build this CPU can run.
-    public static let best: KernelISA = avx512.isSupported ? .avx512 : avx2.isSupported ? .avx2 : .baseline
-
-    /// Whether this CPU (and OS) can run this build.
-    public var isSupported: Bool {
-        switch self {
-        case .baseline: return true
-        case .avx2:
-            #if arch(x86_64)
-            return CPUFeatures.current.hasAVX2FMA
-            #else
-            return false
-            #endif
-        case .avx512:
-            #if arch(x86_64)
-            return CPUFeatures.current.hasAVX512
-            #else
-            return false
-            #endif
-        }
-    }
-}
 
 /// The kernels of one ``KernelISA`` build, as function values: the single place the runtime switches between
 /// the builds. Call sites read `context.kernels.winogradInput(tile)(…)`.

@@ -29,7 +29,7 @@ public struct CPUFeatures: Sendable {
 
     static func read() -> CPUFeatures {
         #if os(Linux)
-        guard let text = try? readTextFile("/proc/cpuinfo") else { return CPUFeatures(modelName: "", flags: []) }
+        guard let text = readTextFile("/proc/cpuinfo") else { return CPUFeatures(modelName: "", flags: []) }
         var model = ""
         var flags = Set<String>()
         for line in text.split(separator: "\n") {
@@ -48,7 +48,7 @@ public struct CPUFeatures: Sendable {
 }
 
 extension Substring {
-    func trimmingCharacters(in set: String) -> String {
+    fileprivate func trimmingCharacters(in set: String) -> String {
         var s = self[...]
         while let f = s.first, set.contains(f) { s = s.dropFirst() }
         while let l = s.last, set.contains(l) { s = s.dropLast() }
@@ -56,10 +56,10 @@ extension Substring {
     }
 }
 
-/// Reads a whole (small) text file with plain POSIX calls.
-func readTextFile(_ path: String) throws -> String {
+/// Reads a whole (small) text file with plain POSIX calls; nil if it cannot be opened.
+func readTextFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { throw RuntimeError.io("cannot open \(path)") }
+    guard fd >= 0 else { return nil }
     defer { close(fd) }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
@@ -70,3 +70,42 @@ func readTextFile(_ path: String) throws -> String {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// Which build of the SIMD kernels modules runs (Package.swift compiles the network's kernels and the image
+/// library's three times each).
+///
+/// ```swift
+/// let ctx = ExecutionContext(threads: 2)
+/// ctx.isa = .baseline   // e.g. to compare against the AVX2 or AVX-512 build
+/// ```
+public enum KernelISA: String, Sendable, CaseIterable {
+    /// Built for the architecture's baseline (x86-64 SSE2, arm64 NEON): runs on every CPU.
+    case baseline
+    /// Built with `-target-cpu haswell` (AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT): most x86-64 CPUs since 2013–2015.
+    case avx2
+    /// Built with `-target-cpu skylake-avx512` (AVX-512 F/CD/BW/DQ/VL and FMA): needs such a CPU.
+    case avx512
+
+    /// The fastest build this CPU can run.
+    public static let best: KernelISA = avx512.isSupported ? .avx512 : avx2.isSupported ? .avx2 : .baseline
+
+    /// Whether this CPU (and OS) can run this build.
+    public var isSupported: Bool {
+        switch self {
+        case .baseline: return true
+        case .avx2:
+            #if arch(x86_64)
+            return CPUFeatures.current.hasAVX2FMA
+            #else
+            return false
+            #endif
+        case .avx512:
+            #if arch(x86_64)
+            return CPUFeatures.current.hasAVX512
+            #else
+            return false
+            #endif
+        }
+    }
+}
+

@@ -1,0 +1,71 @@
+import SwiftsegImageKernels
+import SwiftsegImageKernelsAVX2
+import SwiftsegImageKernelsAVX512
+@_exported import SwiftsegKernelTypes   // KernelISA, for ClosedFormMatting.Options.isa
+
+/// The matting's CG loops of one ``KernelISA`` build (SwiftsegImageKernels/MattingKernels.swift), as function
+/// values: the one place the image library switches between the builds. Every build gives the same bytes (a test),
+/// so the choice only changes how fast; ``ClosedFormMatting/Options/isa`` picks it (the widest this CPU runs).
+struct MattingKernelSet: Sendable {
+    typealias StencilProduct = @Sendable (_ stencil: UnsafePointer<Double>, _ gridIndex: UnsafePointer<Int32>,
+                                          _ grid: UnsafePointer<Double>, _ paddedWidth: Int, _ rows: Range<Int>,
+                                          _ y: UnsafeMutablePointer<Double>) -> Double
+    typealias Step = @Sendable (_ step: Double, _ grid: UnsafePointer<Double>, _ q: UnsafePointer<Double>,
+                                _ gridIndex: UnsafePointer<Int32>, _ rows: Range<Int>,
+                                _ x: UnsafeMutablePointer<Double>, _ r: UnsafeMutablePointer<Double>) -> Double
+    typealias Direction = @Sendable (_ beta: Double, _ z: UnsafePointer<Double>, _ gridIndex: UnsafePointer<Int32>,
+                                     _ rows: Range<Int>, _ grid: UnsafeMutablePointer<Double>) -> Void
+    typealias ZeroFillSolve = @Sendable (_ strip: Range<Int>, _ interiorStart: Int, _ topRow: Int,
+                                         _ factor: UnsafePointer<Float>, _ inverseDiagonal: UnsafePointer<Double>,
+                                         _ gridIndex: UnsafePointer<Int32>, _ unknown: UnsafePointer<Int>,
+                                         _ width: Int, _ paddedWidth: Int, _ r: UnsafePointer<Double>,
+                                         _ grid: UnsafeMutablePointer<Double>) -> Void
+    typealias Restrict = @Sendable (_ r: UnsafePointer<Double>, _ basis: UnsafePointer<Float>,
+                                    _ members: UnsafePointer<Int32>, _ memberStart: UnsafePointer<Int32>,
+                                    _ aggregateOffset: UnsafePointer<Int32>, _ columnCount: UnsafePointer<UInt8>,
+                                    _ aggregates: Range<Int>, _ coarse: UnsafeMutablePointer<Double>) -> Void
+    typealias ProlongAndAdd = @Sendable (_ r: UnsafePointer<Double>, _ fine: UnsafePointer<Double>?,
+                                         _ gridIndex: UnsafePointer<Int32>?, _ smoother: UnsafePointer<Double>?,
+                                         _ basis: UnsafePointer<Float>, _ coarseOffset: UnsafePointer<Int32>,
+                                         _ correction: UnsafePointer<Double>, _ rows: Range<Int>,
+                                         _ z: UnsafeMutablePointer<Double>) -> Double
+
+    let isa: KernelISA
+    let stencilProduct: StencilProduct
+    let step: Step
+    let direction: Direction
+    let zeroFillSolve: ZeroFillSolve
+    let restrict: Restrict
+    let prolongAndAdd: ProlongAndAdd
+
+    /// The build `isa` (which this CPU must be able to run).
+    init(_ isa: KernelISA) {
+        precondition(isa.isSupported, "this CPU cannot run the \(isa) build of the matting kernels")
+        self.isa = isa
+        switch isa {
+        case .baseline:
+            stencilProduct = SwiftsegImageKernels.MattingKernels.stencilProduct
+            step = SwiftsegImageKernels.MattingKernels.conjugateGradientStep
+            direction = SwiftsegImageKernels.MattingKernels.conjugateGradientDirection
+            zeroFillSolve = SwiftsegImageKernels.MattingKernels.zeroFillSolve
+            restrict = SwiftsegImageKernels.MattingKernels.restrict
+            prolongAndAdd = SwiftsegImageKernels.MattingKernels.prolongAndAdd
+        case .avx2:
+            stencilProduct = SwiftsegImageKernelsAVX2.MattingKernels.stencilProduct
+            step = SwiftsegImageKernelsAVX2.MattingKernels.conjugateGradientStep
+            direction = SwiftsegImageKernelsAVX2.MattingKernels.conjugateGradientDirection
+            zeroFillSolve = SwiftsegImageKernelsAVX2.MattingKernels.zeroFillSolve
+            restrict = SwiftsegImageKernelsAVX2.MattingKernels.restrict
+            prolongAndAdd = SwiftsegImageKernelsAVX2.MattingKernels.prolongAndAdd
+        case .avx512:
+            stencilProduct = SwiftsegImageKernelsAVX512.MattingKernels.stencilProduct
+            step = SwiftsegImageKernelsAVX512.MattingKernels.conjugateGradientStep
+            direction = SwiftsegImageKernelsAVX512.MattingKernels.conjugateGradientDirection
+            zeroFillSolve = SwiftsegImageKernelsAVX512.MattingKernels.zeroFillSolve
+            restrict = SwiftsegImageKernelsAVX512.MattingKernels.restrict
+            prolongAndAdd = SwiftsegImageKernelsAVX512.MattingKernels.prolongAndAdd
+        }
+    }
+
+    static let best = MattingKernelSet(.best)
+}

@@ -1,0 +1,174 @@
+/// The alpha matting's conjugate-gradient loops on raw pointers, compiled three times like the network's kernels
+/// (Package.swift: SwiftsegImageKernels for the baseline CPU, …AVX2 and …AVX512 symlinked to this file), so the
+/// solver uses the widest registers the CPU has while one binary runs everywhere. The image library picks a build
+/// (SwiftsegImage/Matting/MattingKernelSet.swift) and owns the data structures; these are only their loops, each the
+/// same operations in the same order in every build (no fused multiply-add: Swift does not contract `a * b + c`),
+/// so every build gives the same bytes (a test).
+///
+/// The layouts (ClosedFormMatting.System, ZeroFillCholesky): the vector the product reads lives on the photo's grid
+/// padded by 2 all round (`paddedWidth` = width + 4), 0 off the unknowns; `gridIndex[i]` is unknown i's position there.
+public enum MattingKernels {
+    /// y_i = Σ_k stencil[25 i + k] · x[gridIndex[i] + offset_k] over the 5×5 neighbourhood, for `rows`; returns
+    /// Σ x_i y_i. Bound by its loads: each stencil row's first four slots as two pairs, the fifth alone, in a fixed order.
+    public static func stencilProduct(stencil: UnsafePointer<Double>, gridIndex: UnsafePointer<Int32>,
+                                      grid x: UnsafePointer<Double>, paddedWidth w: Int, rows: Range<Int>,
+                                      into y: UnsafeMutablePointer<Double>) -> Double {
+        var dot = 0.0
+        for row in rows {
+            let c = x + Int(gridIndex[row])
+            let a = stencil + 25 * row
+            var pairs = SIMD2<Double>(), fifths = 0.0
+            for dy in 0..<5 {
+                let row = a + 5 * dy, near = c + (dy - 2) * w - 2
+                pairs += pair(row) * pair(near) + pair(row + 2) * pair(near + 2)
+                fifths += row[4] * near[4]
+            }
+            let sum = (pairs[0] + pairs[1]) + fifths
+            y[row] = sum
+            dot += c[0] * sum
+        }
+        return dot
+    }
+
+    /// CG's step for `rows`: x += step · p (p on the grid), r −= step · q; returns Σ r_i² of the new r.
+    public static func conjugateGradientStep(step: Double, grid p: UnsafePointer<Double>, q: UnsafePointer<Double>,
+                                             gridIndex: UnsafePointer<Int32>, rows: Range<Int>,
+                                             x: UnsafeMutablePointer<Double>, r: UnsafeMutablePointer<Double>) -> Double {
+        var t = 0.0
+        for i in rows {
+            x[i] += step * p[Int(gridIndex[i])]
+            r[i] -= step * q[i]
+            t += r[i] * r[i]
+        }
+        return t
+    }
+
+    /// CG's next direction for `rows`: p = z + β · p, on the grid.
+    public static func conjugateGradientDirection(beta: Double, z: UnsafePointer<Double>, gridIndex: UnsafePointer<Int32>,
+                                                  rows: Range<Int>, grid p: UnsafeMutablePointer<Double>) {
+        for i in rows {
+            let g = Int(gridIndex[i])
+            p[g] = z[i] + beta * p[g]
+        }
+    }
+
+    /// One strip of IC(0)'s (L Lᵀ)⁻¹ r (ZeroFillCholesky): L's 12 lower stencil slots per unknown (`factor`, Float)
+    /// and 1 / L_ii (`inverseDiagonal`); the result written to the grid at each unknown. Forward by rows, reading
+    /// earlier rows from the grid; back by columns, subtracting each row's solved value from the earlier rows it
+    /// touches, in place. The strip's first two pixel rows (unknowns before `interiorStart`) reach only as far up
+    /// as its top pixel row `topRow` (`unknown` holds each unknown's pixel index, `width` the photo's), so strips
+    /// touch only their own rows and may run at once.
+    public static func zeroFillSolve(strip: Range<Int>, interiorStart interior: Int, topRow: Int,
+                                     factor: UnsafePointer<Float>, inverseDiagonal D: UnsafePointer<Double>,
+                                     gridIndex: UnsafePointer<Int32>, unknown: UnsafePointer<Int>, width: Int,
+                                     paddedWidth w: Int, r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>) {
+        let slots = 12
+        // the first rows: slots only as far up as the strip's top row
+        func firstSlot(_ i: Int) -> Int { i >= interior ? 0 : max(0, (topRow - unknown[i] / width + 2) * 5) }
+        // The left neighbour's term is the chain from one unknown to the next: its value is kept in a register
+        // (when it is the unknown just before; else it is known, and L's slot 0) and enters last, through one
+        // multiply and one subtraction (its coefficient's product with 1 / L_ii is off the chain).
+        var previous = 0.0, previousAt = -3
+        for i in strip {
+            let at = Int(gridIndex[i]), c = g + at, l = factor + slots * i
+            var up = 0.0
+            if i >= interior {
+                // five neighbours two rows up and five one row up, in pairs (half the loads and multiplies),
+                // then the one two to the left
+                let a = c - 2 * w - 2, b = c - w - 2
+                let pairs = widened(l) * pair(a) + widened(l + 2) * pair(a + 2) + widened(l + 5) * pair(b)
+                    + widened(l + 7) * pair(b + 2)
+                up = pairs[0] + pairs[1] + (Double(l[4]) * a[4] + Double(l[9]) * b[4])
+            } else {
+                for k in firstSlot(i)..<10 { up += Double(l[k]) * c[(k / 5 - 2) * w + k % 5 - 2] }
+            }
+            up += Double(l[10]) * c[-2]
+            let left = previousAt == at - 1 ? previous : 0
+            let value = (r[i] - up) * D[i] - Double(l[11]) * D[i] * left
+            c[0] = value
+            previous = value; previousAt = at
+        }
+        // Back: the next unknown's term for this one (its slot 11) likewise in a register.
+        var next = 0.0, nextAt = -3, nextLeft = 0.0
+        for i in strip.reversed() {
+            let at = Int(gridIndex[i]), c = g + at, l = factor + slots * i
+            let d = D[i]
+            let y = nextAt == at + 1 ? c[0] * d - nextLeft * d * next : c[0] * d
+            c[0] = y
+            c[-2] -= Double(l[10]) * y
+            if i >= interior {
+                // each element its own subtraction, two at a time, in pairs at even grid positions: the next
+                // unknown's pairs are then these same pairs, and its loads take them from the stores just made
+                let a = c - 2 * w - 2, b = c - w - 2, y2 = SIMD2(repeating: y)
+                if (at - w - 2) & 1 == 0 {
+                    store(pair(b) - widened(l + 5) * y2, b); store(pair(b + 2) - widened(l + 7) * y2, b + 2)
+                    b[4] -= Double(l[9]) * y
+                    store(pair(a) - widened(l) * y2, a); store(pair(a + 2) - widened(l + 2) * y2, a + 2)
+                    a[4] -= Double(l[4]) * y
+                } else {
+                    b[0] -= Double(l[5]) * y
+                    store(pair(b + 1) - widened(l + 6) * y2, b + 1); store(pair(b + 3) - widened(l + 8) * y2, b + 3)
+                    a[0] -= Double(l[0]) * y
+                    store(pair(a + 1) - widened(l + 1) * y2, a + 1); store(pair(a + 3) - widened(l + 3) * y2, a + 3)
+                }
+            } else {
+                for k in firstSlot(i)..<10 { c[(k / 5 - 2) * w + k % 5 - 2] -= Double(l[k]) * y }
+            }
+            next = y; nextAt = at; nextLeft = Double(l[11])
+        }
+    }
+
+    /// Pᵀ r for the aggregates in `aggregates` (AggregationPreconditioner): per aggregate, Σ over its member
+    /// unknowns of their basis values (4 per unknown, Float) times r, stored to its `columnCount` coarse unknowns
+    /// from `aggregateOffset`.
+    public static func restrict(r: UnsafePointer<Double>, basis: UnsafePointer<Float>, members: UnsafePointer<Int32>,
+                                memberStart: UnsafePointer<Int32>, aggregateOffset: UnsafePointer<Int32>,
+                                columnCount: UnsafePointer<UInt8>, aggregates: Range<Int>,
+                                into coarse: UnsafeMutablePointer<Double>) {
+        for a in aggregates {
+            var sums = (0.0, 0.0, 0.0, 0.0)
+            for m in Int(memberStart[a])..<Int(memberStart[a + 1]) {
+                let i = Int(members[m]), v = r[i]
+                sums.0 += Double(basis[4 * i]) * v
+                sums.1 += Double(basis[4 * i + 1]) * v
+                sums.2 += Double(basis[4 * i + 2]) * v
+                sums.3 += Double(basis[4 * i + 3]) * v
+            }
+            let o = Int(aggregateOffset[a]), count = Int(columnCount[a])
+            coarse[o] = sums.0
+            if count > 1 { coarse[o + 1] = sums.1 }
+            if count > 2 { coarse[o + 2] = sums.2 }
+            if count > 3 { coarse[o + 3] = sums.3 }
+        }
+    }
+
+    /// z = S r + P e for `rows` (e the coarse correction, P's rows the basis values from each unknown's
+    /// `coarseOffset`); S r is IC(0)'s result on the grid when `fine` is given, else Jacobi's `smoother[i] · r_i`.
+    /// Returns Σ r_i z_i.
+    public static func prolongAndAdd(r: UnsafePointer<Double>, fine: UnsafePointer<Double>?, gridIndex: UnsafePointer<Int32>?,
+                                     smoother: UnsafePointer<Double>?, basis: UnsafePointer<Float>,
+                                     coarseOffset: UnsafePointer<Int32>, correction e: UnsafePointer<Double>,
+                                     rows: Range<Int>, into z: UnsafeMutablePointer<Double>) -> Double {
+        var dot = 0.0
+        for i in rows {
+            let o = Int(coarseOffset[i])
+            var sum = fine.map { $0[Int(gridIndex![i])] } ?? smoother![i] * r[i]
+            for c in 0..<4 { sum += Double(basis[4 * i + c]) * e[o + c] }
+            z[i] = sum
+            dot += r[i] * sum
+        }
+        return dot
+    }
+
+    @inline(__always) static func pair(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
+    }
+    @inline(__always) static func pair(_ p: UnsafeMutablePointer<Double>) -> SIMD2<Double> { pair(UnsafePointer(p)) }
+    @inline(__always) static func store(_ v: SIMD2<Double>, _ p: UnsafeMutablePointer<Double>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD2<Double>.self)
+    }
+    /// Two of L's Float slots as Doubles.
+    @inline(__always) static func widened(_ l: UnsafePointer<Float>) -> SIMD2<Double> {
+        SIMD2<Double>(UnsafeRawPointer(l).loadUnaligned(as: SIMD2<Float>.self))
+    }
+}
