@@ -160,6 +160,85 @@ public enum MattingKernels {
         return dot
     }
 
+    /// One band's in-place sweep of the foreground estimate (SwiftsegImage's ForegroundEstimation, layout
+    /// SkewedBands: per step ten SIMD4 — α; the photo's r, g, b; F's r, g, b; B's r, g, b — one lane per row of
+    /// the band). `base` is the band's step 0, `up` the band above's lane 3 three steps on (or the band's own lane
+    /// 0), `down` the band below's lane 0 three steps back (or its own lane 3). In blocks of `block` steps: `ready(end)`
+    /// before a block (a wavefront waits there for the band above), `done(end)` after it. Each pixel gets
+    /// ForegroundEstimation.solve's operations in its order: the reference's bytes in every build.
+    public static func foregroundSweep(base storage: UnsafeMutablePointer<Float>, up: UnsafePointer<Float>,
+                                       down: UnsafePointer<Float>, steps: Int, block: Int, regularization: Float,
+                                       gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void) {
+        typealias V = SIMD4<Float>
+        let fields = 10, stride = fields * 4
+        let base = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: V.self)
+        let regularization = V(repeating: regularization), gradientWeight = V(repeating: gradientWeight)
+        @inline(__always) func magnitude(_ v: V) -> V {
+            unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: V.self)
+        }
+        // The step just solved (its α and new F and B): the left neighbours.
+        var leftA = base[-fields]
+        var lF = (base[-fields + 4], base[-fields + 5], base[-fields + 6])
+        var lB = (base[-fields + 7], base[-fields + 8], base[-fields + 9])
+        var start = 0
+        while start < steps {
+            let end = block >= steps - start ? steps : start + block
+            ready(end)
+            for s in start..<end {
+                let c = base + s &* fields, n = c + fields
+                let u = up + s &* stride, d = down + s &* stride
+                if s < 4 {
+                    // lane s is column 0: its left neighbour is itself, as it is now (a blend: a lane set by a
+                    // variable index kept these vectors in memory for the whole loop)
+                    let first = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s))
+                    lF.0.replace(with: c[4], where: first); lF.1.replace(with: c[5], where: first)
+                    lF.2.replace(with: c[6], where: first)
+                    lB.0.replace(with: c[7], where: first); lB.1.replace(with: c[8], where: first)
+                    lB.2.replace(with: c[9], where: first)
+                }
+                // ForegroundEstimation.solve(alpha:photo:weights:neighbours:), four pixels at once
+                let a0 = c[0], a1 = 1 - a0
+                @inline(__always) func weight(_ neighbour: V) -> V {
+                    regularization + gradientWeight * magnitude(a0 - neighbour)
+                }
+                // up: the step just solved, one lane down; down: the next step, one lane up
+                @inline(__always) func shiftedDown(_ v: V, _ first: Float) -> V { V(first, v[0], v[1], v[2]) }
+                @inline(__always) func shiftedUp(_ v: V, _ last: Float) -> V { V(v[1], v[2], v[3], last) }
+                let aRight = n[0]
+                let wLeft = weight(leftA), wRight = weight(aRight)
+                let wUp = weight(shiftedDown(leftA, u[0])), wDown = weight(shiftedUp(aRight, d[0]))
+                let sum = wLeft + wRight + wUp + wDown
+                let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
+                let inverse = 1 / determinant
+                @inline(__always) func solve(_ k: Int, _ left: (V, V)) -> (V, V) {
+                    let photo = c[1 + k], right = (n[4 + k], n[7 + k])
+                    let up = (shiftedDown(left.0, u[16 + 4 * k]), shiftedDown(left.1, u[28 + 4 * k]))
+                    let down = (shiftedUp(right.0, d[16 + 4 * k]), shiftedUp(right.1, d[28 + 4 * k]))
+                    let P = wRight * right.0 + wUp * up.0 + wDown * down.0 + wLeft * left.0
+                    let Q = wRight * right.1 + wUp * up.1 + wDown * down.1 + wLeft * left.1
+                    let f = a0 * photo + P, g = a1 * photo + Q
+                    let A = a1 * P - a0 * Q
+                    return (clamped((a1 * A + sum * f) * inverse),
+                            clamped((sum * g - a0 * A) * inverse))
+                }
+                let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
+                c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
+                c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
+                leftA = a0
+                lF = (s0.0, s1.0, s2.0)
+                lB = (s0.1, s1.1, s2.1)
+            }
+            done(end)
+            start = end
+        }
+    }
+
+    /// max(0, min(1, v)) lane by lane, in the order of the scalar reference's two comparisons.
+    @inline(__always) static func clamped(_ v: SIMD4<Float>) -> SIMD4<Float> {
+        let below = v.replacing(with: 1, where: v .> 1)
+        return below.replacing(with: 0, where: below .< 0)
+    }
+
     @inline(__always) static func pair(_ p: UnsafePointer<Double>) -> SIMD2<Double> {
         UnsafeRawPointer(p).loadUnaligned(as: SIMD2<Double>.self)
     }

@@ -3,16 +3,17 @@ import Swiftseg
 
 /// `swiftseg-bench --matting`: rembg's alpha-matting step alone (trimap, closed-form alpha, foreground, RGBA
 /// cutout) on the matting fixtures' photos and masks, median of --iterations after one warm-up, for each
-/// --threads; with `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (one run:
+/// --threads (with several --isa builds, their runs interleaved, one line each); with `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (one run:
 /// time and peak RSS). Each line also gives the solver's CG iterations and preconditioner.
 /// Tools/make_matting_fixtures.py --time prints rembg's (pymatting's) time on the same photos.
 func runMatting(_ options: Options) {
     let root = "Tests/Fixtures"
     let cases = [("astronaut", "astronaut.png"), ("chelsea", "chelsea.png"), ("rocket", "rocket.jpg")]
     let rounds = options.iterationsGiven ? options.iterations : 5
-    func time(_ photo: Image, _ mask: Image, threads: Int, rounds: Int) -> [Double] {
+    func time(_ photo: Image, _ mask: Image, threads: Int, isa: KernelISA = .best, rounds: Int) -> [Double] {
         var matting = AlphaMatting()
         matting.threads = threads
+        matting.isa = isa
         return (0..<rounds).map { _ in
             let t0 = DispatchTime.now().uptimeNanoseconds
             _ = try? matting.cutout(photo, mask: mask)
@@ -31,10 +32,17 @@ func runMatting(_ options: Options) {
         } catch { die("\(error) (run from the package's root)") }
         let unknown = AlphaMatting().trimap(for: mask).unknownCount
         for threads in options.threads {
-            _ = time(photo, mask, threads: threads, rounds: 1)
-            let samples = time(photo, mask, threads: threads, rounds: rounds)
-            print(String(format: "%@: %dx%d, %d unknown, %d thread(s), median %.1f ms (min %.1f) over %d", name,
-                         photo.width, photo.height, unknown, threads, median(samples), samples.min()!, rounds))
+            // the builds' runs interleaved, so that a slow stretch of a shared machine hits them alike
+            var samples = [KernelISA: [Double]]()
+            for isa in options.isas { _ = time(photo, mask, threads: threads, isa: isa, rounds: 1) }
+            for _ in 0..<rounds {
+                for isa in options.isas { samples[isa, default: []] += time(photo, mask, threads: threads, isa: isa, rounds: 1) }
+            }
+            for isa in options.isas {
+                let runs = samples[isa]!
+                print(String(format: "%@: %dx%d, %d unknown, %d thread(s), %@, median %.1f ms (min %.1f) over %d", name,
+                             photo.width, photo.height, unknown, threads, isa.rawValue, median(runs), runs.min()!, rounds))
+            }
         }
         print("  \(solver(photo, mask))")
     }

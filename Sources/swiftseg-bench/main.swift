@@ -27,8 +27,8 @@ let help = """
       --warmup        Untimed runs first (default 2; the first also sizes the memory plan).
       --policy        Convolution kernels: auto (default), gemm, winograd, direct, reference.
       --isa           Build of the SIMD kernels: avx512, avx2 or baseline (default: the widest the
-                      CPU runs);
-                      a comma list sweeps.
+                      CPU runs); a comma list sweeps (with --matting: the image library's builds, their
+                      runs interleaved).
       --soak N        Instead: run N photos (the committed samples, repeated) through the whole batch
                       pipeline (decode, network, instances, cutout, PNG encode, write) and report photos/s
                       and peak RSS after the first 50 vs at the end.
@@ -53,7 +53,7 @@ let help = """
       --cases         With --rectangles: also one line per case (kind, subsets, J, ms).
       --matting       Instead: rembg's alpha matting alone (trimap, closed-form alpha, foreground, cutout) on
                       the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5),
-                      for each --threads; and the solver's CG iterations.
+                      for each --threads and --isa; and the solver's CG iterations.
       --matting-megapixels N
                       With --matting: also chelsea scaled up to about N megapixels (one run each: time, peak
                       RSS; the peak is the process's, so give one --threads for a clean figure).

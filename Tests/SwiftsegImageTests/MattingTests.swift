@@ -302,16 +302,18 @@ final class MattingTests: XCTestCase {
         }
     }
 
-    /// The foreground four pixels at a time (skewed bands, wavefront on 2 or 3 threads): the bytes of the
-    /// reference's raster order, pixel by pixel, on a real photo and matte.
+    /// The foreground four pixels at a time (skewed bands, wavefront on 2 or 3 threads, every build of the sweep's
+    /// loop): the bytes of the reference's raster order, pixel by pixel, on a real photo and matte.
     func testTheForegroundIsTheReferencesOnAPhoto() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))
         let mask = try Image(contentsOfFile: Fixtures.path("photos/astronaut.rembg-mask.png"))
         let alpha = mask.pixels.map { Double($0) / 255 }
         let reference = ForegroundEstimation.foregroundReference(rgb: photo, alpha: alpha)
         for threads in [1, 2, 3] {
-            XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads) == reference,
-                          "\(threads) threads")
+            for isa in KernelISA.allCases where isa.isSupported {
+                XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads, isa: isa) == reference,
+                              "\(threads) threads, \(isa)")
+            }
         }
     }
 
@@ -332,8 +334,10 @@ final class MattingTests: XCTestCase {
                 let photo = Image(width: w, height: h, channels: channels, pixels: pixels)
                 let reference = ForegroundEstimation.foregroundReference(rgb: photo, alpha: alpha)
                 for threads in [1, 2, 3] {
-                    let fast = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads)
-                    XCTAssertTrue(fast == reference, "\(w)×\(h), \(channels) channels, \(threads) threads")
+                    for isa in KernelISA.allCases where isa.isSupported {
+                        let fast = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads, isa: isa)
+                        XCTAssertTrue(fast == reference, "\(w)×\(h), \(channels) channels, \(threads) threads, \(isa)")
+                    }
                 }
             }
         }

@@ -25,6 +25,9 @@ public struct AlphaMatting: Sendable, Equatable {
     /// Mattings on all the cores run one at a time in a process (a folder's lanes, a server's requests): a
     /// second at once would only share the same cores, and double the memory (~1.2 GB for a 12 MP photo).
     public var threads = ProcessInfo.processInfo.activeProcessorCount
+    /// The build of the solver's and the foreground's loops (``MattingKernelSet``): the widest this CPU runs; every
+    /// build gives the same bytes.
+    public var isa = KernelISA.best
 
     private static let allCores = NSLock()
 
@@ -52,13 +55,14 @@ public struct AlphaMatting: Sendable, Equatable {
         }
         var options = ClosedFormMatting.Options()
         options.threads = threads
+        options.isa = isa
         let exclusive = threads >= ProcessInfo.processInfo.activeProcessorCount
         if exclusive { Self.allCores.lock() }
         defer { if exclusive { Self.allCores.unlock() } }
         // one set of solver threads for both steps
         var (alpha, foreground) = try SolverThreads.with(threads: threads) { pool in
             let alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
-            return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool))
+            return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool, isa: isa))
         }
         var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
         @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }

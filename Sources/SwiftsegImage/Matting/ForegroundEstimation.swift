@@ -17,7 +17,8 @@ import Synchronization
 /// against pymatting's colours, mean |Δ| 0.002–0.03 of 255 on the fixtures (MattingTests).
 /// ``foregroundReference(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:)``
 /// is that loop pixel by pixel; ``foreground(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:threads:)``
-/// gives its bytes four pixels at a time (``SkewedBands``), on any number of threads.
+/// gives its bytes four pixels at a time (``SkewedBands``), on any number of threads and in every build of its
+/// loop (`isa`: the widest this CPU runs by default; ``MattingKernelSet``).
 public enum ForegroundEstimation {
     /// pymatting's `estimate_foreground_ml` defaults, which rembg calls it with: every entry point's defaults.
     public static let defaults = (regularization: Float(1e-5), smallIterations: 10, bigIterations: 2, smallSize: 32,
@@ -26,10 +27,11 @@ public enum ForegroundEstimation {
     public static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = defaults.regularization,
                                   smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
                                   smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
-                                  threads: Int = 1) -> [Float] {
+                                  threads: Int = 1, isa: KernelISA = .best) -> [Float] {
         SolverThreads.with(threads: threads) { pool in
             foreground(rgb: image, alpha: input, regularization: regularization, smallIterations: smallIterations,
-                       bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool)
+                       bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool,
+                       isa: isa)
         }
     }
 
@@ -37,7 +39,8 @@ public enum ForegroundEstimation {
     static func foreground(rgb image: Image, alpha input: [Double], regularization: Float = defaults.regularization,
                            smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
                            smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
-                           pool: SolverThreads?) -> [Float] {
+                           pool: SolverThreads?, isa: KernelISA = .best) -> [Float] {
+        let kernels = MattingKernelSet(isa)
         let w0 = image.width, h0 = image.height
         let means = meanColours(image, input)
         let scratch = ScratchArrays.shared
@@ -49,7 +52,7 @@ public enum ForegroundEstimation {
             previous[previousLayout.index(y: 0, x: 0, field: SkewedBands.background + k)] = means.background[k]
         }
         for (w, h) in levelSizes(width: w0, height: h0) {
-            let layout = SkewedBands(width: w, height: h)
+            let layout = SkewedBands(width: w, height: h, kernels: kernels)
             var current = scratch.array(layout.count, repeating: Float(0))
             current.withUnsafeMutableBufferPointer { current in
                 previous.withUnsafeBufferPointer { previous in
@@ -249,10 +252,13 @@ struct SkewedBands {
     let width: Int, height: Int, bands: Int
     /// Steps stored per band: columns −4 ..< W + 8 of lane 0.
     let length: Int
+    /// The build of the sweep's loop (``MattingKernels/foregroundSweep``).
+    let kernels: MattingKernelSet
 
-    init(width: Int, height: Int) {
+    init(width: Int, height: Int, kernels: MattingKernelSet = .best) {
         self.width = width
         self.height = height
+        self.kernels = kernels
         bands = (height + 3) / 4
         length = width + 12
     }
@@ -376,71 +382,11 @@ struct SkewedBands {
 
     private func sweep(_ storage: UnsafeMutablePointer<Float>, band b: Int, block: Int = .max,
                        regularization: Float, gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void = { _ in }) {
-        typealias V = SIMD4<Float>
-        let stride = Self.fields * 4
         // The band above's lane 3 three steps on (band 0: this band's lane 0, the pixel itself), and the band
         // below's lane 0 three steps back (the last band: its own lane 3).
         let up = storage + (b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0))
         let down = storage + (b < bands - 1 ? record(band: b + 1, step: -3) : record(band: b, step: 0) + 3)
-        let base = UnsafeMutableRawPointer(storage + record(band: b, step: 0)).assumingMemoryBound(to: V.self)
-        let regularization = V(repeating: regularization), gradientWeight = V(repeating: gradientWeight)
-        @inline(__always) func magnitude(_ v: V) -> V {
-            unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: V.self)
-        }
-        // The step just solved (its α and new F and B): the left neighbours.
-        var leftA = base[-Self.fields]
-        var lF = (base[-Self.fields + 4], base[-Self.fields + 5], base[-Self.fields + 6])
-        var lB = (base[-Self.fields + 7], base[-Self.fields + 8], base[-Self.fields + 9])
-        var start = 0
-        while start < steps {
-            let end = block >= steps - start ? steps : start + block
-            ready(end)
-            for s in start..<end {
-                let c = base + s &* Self.fields, n = c + Self.fields
-                let u = up + s &* stride, d = down + s &* stride
-                if s < 4 {
-                    // lane s is column 0: its left neighbour is itself, as it is now (a blend: a lane set by a
-                    // variable index kept these vectors in memory for the whole loop)
-                    let first = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s))
-                    lF.0.replace(with: c[4], where: first); lF.1.replace(with: c[5], where: first)
-                    lF.2.replace(with: c[6], where: first)
-                    lB.0.replace(with: c[7], where: first); lB.1.replace(with: c[8], where: first)
-                    lB.2.replace(with: c[9], where: first)
-                }
-                // ForegroundEstimation.solve(alpha:photo:weights:neighbours:), four pixels at once
-                let a0 = c[0], a1 = 1 - a0
-                @inline(__always) func weight(_ neighbour: V) -> V {
-                    regularization + gradientWeight * magnitude(a0 - neighbour)
-                }
-                // up: the step just solved, one lane down; down: the next step, one lane up
-                @inline(__always) func shiftedDown(_ v: V, _ first: Float) -> V { V(first, v[0], v[1], v[2]) }
-                @inline(__always) func shiftedUp(_ v: V, _ last: Float) -> V { V(v[1], v[2], v[3], last) }
-                let aRight = n[0]
-                let wLeft = weight(leftA), wRight = weight(aRight)
-                let wUp = weight(shiftedDown(leftA, u[0])), wDown = weight(shiftedUp(aRight, d[0]))
-                let sum = wLeft + wRight + wUp + wDown
-                let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
-                let inverse = 1 / determinant
-                @inline(__always) func solve(_ k: Int, _ left: (V, V)) -> (V, V) {
-                    let photo = c[1 + k], right = (n[4 + k], n[7 + k])
-                    let up = (shiftedDown(left.0, u[16 + 4 * k]), shiftedDown(left.1, u[28 + 4 * k]))
-                    let down = (shiftedUp(right.0, d[16 + 4 * k]), shiftedUp(right.1, d[28 + 4 * k]))
-                    let P = wRight * right.0 + wUp * up.0 + wDown * down.0 + wLeft * left.0
-                    let Q = wRight * right.1 + wUp * up.1 + wDown * down.1 + wLeft * left.1
-                    let f = a0 * photo + P, g = a1 * photo + Q
-                    let A = a1 * P - a0 * Q
-                    return (ForegroundEstimation.clamped((a1 * A + sum * f) * inverse),
-                            ForegroundEstimation.clamped((sum * g - a0 * A) * inverse))
-                }
-                let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
-                c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
-                c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
-                leftA = a0
-                lF = (s0.0, s1.0, s2.0)
-                lB = (s0.1, s1.1, s2.1)
-            }
-            done(end)
-            start = end
-        }
+        kernels.foregroundSweep(storage + record(band: b, step: 0), up, down, steps, block, regularization,
+                                gradientWeight, ready, done)
     }
 }

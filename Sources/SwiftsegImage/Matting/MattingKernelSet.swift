@@ -3,7 +3,7 @@ import SwiftsegImageKernelsAVX2
 import SwiftsegImageKernelsAVX512
 @_exported import SwiftsegKernelTypes   // KernelISA, for ClosedFormMatting.Options.isa
 
-/// The matting's CG loops of one ``KernelISA`` build (SwiftsegImageKernels/MattingKernels.swift), as function
+/// The matting's hot loops (the CG's, the foreground's sweep) of one ``KernelISA`` build (SwiftsegImageKernels/MattingKernels.swift), as function
 /// values: the one place the image library switches between the builds. Every build gives the same bytes (a test),
 /// so the choice only changes how fast; ``ClosedFormMatting/Options/isa`` picks it (the widest this CPU runs).
 struct MattingKernelSet: Sendable {
@@ -29,6 +29,10 @@ struct MattingKernelSet: Sendable {
                                          _ basis: UnsafePointer<Float>, _ coarseOffset: UnsafePointer<Int32>,
                                          _ correction: UnsafePointer<Double>, _ rows: Range<Int>,
                                          _ z: UnsafeMutablePointer<Double>) -> Double
+    typealias ForegroundSweep = @Sendable (_ base: UnsafeMutablePointer<Float>, _ up: UnsafePointer<Float>,
+                                           _ down: UnsafePointer<Float>, _ steps: Int, _ block: Int,
+                                           _ regularization: Float, _ gradientWeight: Float,
+                                           _ ready: (Int) -> Void, _ done: (Int) -> Void) -> Void
 
     let isa: KernelISA
     let stencilProduct: StencilProduct
@@ -37,6 +41,7 @@ struct MattingKernelSet: Sendable {
     let zeroFillSolve: ZeroFillSolve
     let restrict: Restrict
     let prolongAndAdd: ProlongAndAdd
+    let foregroundSweep: ForegroundSweep
 
     /// The build `isa` (which this CPU must be able to run).
     init(_ isa: KernelISA) {
@@ -50,6 +55,7 @@ struct MattingKernelSet: Sendable {
             zeroFillSolve = SwiftsegImageKernels.MattingKernels.zeroFillSolve
             restrict = SwiftsegImageKernels.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernels.MattingKernels.prolongAndAdd
+            foregroundSweep = SwiftsegImageKernels.MattingKernels.foregroundSweep
         case .avx2:
             stencilProduct = SwiftsegImageKernelsAVX2.MattingKernels.stencilProduct
             step = SwiftsegImageKernelsAVX2.MattingKernels.conjugateGradientStep
@@ -57,6 +63,7 @@ struct MattingKernelSet: Sendable {
             zeroFillSolve = SwiftsegImageKernelsAVX2.MattingKernels.zeroFillSolve
             restrict = SwiftsegImageKernelsAVX2.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernelsAVX2.MattingKernels.prolongAndAdd
+            foregroundSweep = SwiftsegImageKernelsAVX2.MattingKernels.foregroundSweep
         case .avx512:
             stencilProduct = SwiftsegImageKernelsAVX512.MattingKernels.stencilProduct
             step = SwiftsegImageKernelsAVX512.MattingKernels.conjugateGradientStep
@@ -64,6 +71,7 @@ struct MattingKernelSet: Sendable {
             zeroFillSolve = SwiftsegImageKernelsAVX512.MattingKernels.zeroFillSolve
             restrict = SwiftsegImageKernelsAVX512.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernelsAVX512.MattingKernels.prolongAndAdd
+            foregroundSweep = SwiftsegImageKernelsAVX512.MattingKernels.foregroundSweep
         }
     }
 
