@@ -59,28 +59,37 @@ public struct AlphaMatting: Sendable, Equatable {
         let exclusive = threads >= ProcessInfo.processInfo.activeProcessorCount
         if exclusive { Self.allCores.lock() }
         defer { if exclusive { Self.allCores.unlock() } }
-        // one set of solver threads for both steps
-        var (alpha, foreground) = try SolverThreads.with(threads: threads) { pool in
-            let alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
-            return (alpha, ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool, isa: isa))
+        // one set of solver threads for all three steps
+        return try SolverThreads.with(threads: threads) { pool in
+            var alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
+            var foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool, isa: isa)
+            defer { ScratchArrays.shared.recycle(&alpha); ScratchArrays.shared.recycle(&foreground) }
+            return Self.rgba(foreground: foreground, alpha: alpha, width: photo.width, height: photo.height, pool: pool)
         }
-        var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
+    }
+
+    /// The cutout's bytes: F and α × 255, truncated, as rembg converts them; rows t, t + T, … on worker t.
+    private static func rgba(foreground: [Float], alpha: [Double], width: Int, height: Int, pool: SolverThreads?) -> Image {
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
         @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }
         pixels.withUnsafeMutableBufferPointer { pixels in
             foreground.withUnsafeBufferPointer { foreground in
                 alpha.withUnsafeBufferPointer { alpha in
                     let out = pixels.baseAddress!, f = foreground.baseAddress!, a = alpha.baseAddress!
-                    for i in 0..<(photo.width * photo.height) {
-                        out[4 * i] = byte(Double(f[3 * i]))
-                        out[4 * i + 1] = byte(Double(f[3 * i + 1]))
-                        out[4 * i + 2] = byte(Double(f[3 * i + 2]))
-                        out[4 * i + 3] = byte(a[i])
+                    let threads = pool?.count ?? 1
+                    SolverThreads.each(threads, on: pool) { t in
+                        for y in stride(from: t, to: height, by: threads) {
+                            for i in (y * width)..<((y + 1) * width) {
+                                out[4 * i] = byte(Double(f[3 * i]))
+                                out[4 * i + 1] = byte(Double(f[3 * i + 1]))
+                                out[4 * i + 2] = byte(Double(f[3 * i + 2]))
+                                out[4 * i + 3] = byte(a[i])
+                            }
+                        }
                     }
                 }
             }
         }
-        ScratchArrays.shared.recycle(&alpha)
-        ScratchArrays.shared.recycle(&foreground)
-        return Image(width: photo.width, height: photo.height, channels: 4, pixels: pixels)
+        return Image(width: width, height: height, channels: 4, pixels: pixels)
     }
 }

@@ -70,10 +70,18 @@ public enum ForegroundEstimation {
             previousLayout = layout
         }
         var out = scratch.array(w0 * h0 * 3, repeating: Float(0))   // AlphaMatting hands it back after the cutout
-        for y in 0..<h0 {
-            for x in 0..<w0 {
-                for k in 0..<3 {
-                    out[3 * (y * w0 + x) + k] = previous[previousLayout.index(y: y, x: x, field: SkewedBands.foreground + k)]
+        out.withUnsafeMutableBufferPointer { out in
+            previous.withUnsafeBufferPointer { previous in
+                let out = out.baseAddress!, previous = previous.baseAddress!, layout = previousLayout
+                let threads = pool?.count ?? 1
+                SolverThreads.each(threads, on: pool) { t in   // rows t, t + T, …: each writes its own
+                    for y in Swift.stride(from: t, to: h0, by: threads) {
+                        for x in 0..<w0 {
+                            for k in 0..<3 {
+                                out[3 * (y * w0 + x) + k] = previous[layout.index(y: y, x: x, field: SkewedBands.foreground + k)]
+                            }
+                        }
+                    }
                 }
             }
         }
