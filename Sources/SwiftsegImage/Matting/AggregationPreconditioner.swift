@@ -42,9 +42,13 @@ final class AggregationPreconditioner: MattingPreconditioner {
     private let members: [Int32], memberStart: [Int32], aggregateOffset: [Int32], columnCount: [UInt8]
     private let coarse: IncompleteCholesky
     let coarseCount: Int
-    /// From this many coarse unknowns the coarse factor is ordered in two parts (below, two threads' hand-offs
-    /// cost more than they save).
+    /// From this many coarse unknowns the coarse factor is ordered in two parts (the order shapes the factor, so
+    /// the iterations: it stays where it was when it also meant two threads).
     static let twoPartCoarseUnknowns = 1024
+    /// From this many coarse unknowns the two parts are solved on two threads at once; below, one after the
+    /// other on one (the same bytes): their hand-offs cost more than the halved work saves (astronaut's 2,350:
+    /// 6.6 against 10 ms of its solves; chelsea at 2 MP, 33,000: 3.0 s in all against 3.5–3.9).
+    static let parallelCoarseUnknowns = 8192
     // scratch, reused by every application (one CG solve at a time uses this instance)
     private var coarseResidual: [Double], coarseCorrection: [Double]
     private let kernels: MattingKernelSet
@@ -308,7 +312,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
                     coarseResidual.withUnsafeBufferPointer { coarseResidual in
                         coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
                             coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
-                                         pool: chunks.pool)
+                                         pool: coarseCount >= Self.parallelCoarseUnknowns ? chunks.pool : nil)
                         }
                     }
                     if let zeroFill {

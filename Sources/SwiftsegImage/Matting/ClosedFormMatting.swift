@@ -124,7 +124,7 @@ public enum ClosedFormMatting {
         public let iterations: Int
         /// The preconditioner that reached it (`.incompleteCholesky` after a fallback).
         public let preconditioner: Preconditioner
-        /// With `.aggregation`: the coarse system's unknowns (from 1,024 its factor is solved in two parts).
+        /// With `.aggregation`: the coarse system's unknowns (from 1,024 its factor is ordered in two parts, solved at once on two threads from 8,192).
         public let coarseUnknowns: Int
     }
 
