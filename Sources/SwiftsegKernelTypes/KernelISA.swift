@@ -57,7 +57,7 @@ extension Substring {
 }
 
 /// Reads a whole (small) text file with plain POSIX calls; nil if it cannot be opened.
-func readTextFile(_ path: String) -> String? {
+fileprivate func readTextFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY)
     guard fd >= 0 else { return nil }
     defer { close(fd) }

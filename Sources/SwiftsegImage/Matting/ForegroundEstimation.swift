@@ -16,7 +16,7 @@ import Synchronization
 /// so that Float is enough (``solve(alpha:photo:weights:neighbours:)``), where pymatting needs Double for it:
 /// against pymatting's colours, mean |Δ| 0.002–0.03 of 255 on the fixtures (MattingTests).
 /// ``foregroundReference(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:)``
-/// is that loop pixel by pixel; ``foreground(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:threads:)``
+/// is that loop pixel by pixel; ``foreground(rgb:alpha:regularization:smallIterations:bigIterations:smallSize:gradientWeight:threads:isa:)``
 /// gives its bytes four pixels at a time (``SkewedBands``), on any number of threads and in every build of its
 /// loop (`isa`: the widest this CPU runs by default; ``MattingKernelSet``).
 public enum ForegroundEstimation {
