@@ -35,3 +35,18 @@ for family in SwiftsegKernels SwiftsegImageKernels; do
   fi
   echo "$family builds have the same $(echo "$sources" | wc -l) files and share no code symbols (${#builds[@]} builds, $(symbols "${family}AVX512" | wc -l) symbols each)"
 done
+# No other module may hold code of an AVX build: with cross-module optimisation a caller can copy a small public
+# kernel (or a specialisation of it) into its own, baseline-compiled object — the AVX code then runs as baseline
+# code (a multiply-add becomes a call to libm's fmaf), or the linker keeps that copy for the kernel's callers.
+foreign=$(for dir in "$build"/*.build; do
+  name=$(basename "$dir" .build)
+  case "$name" in SwiftsegKernels*|SwiftsegImageKernels*) continue ;; esac
+  ls "$dir"/*.o >/dev/null 2>&1 || continue
+  nm --defined-only "$dir"/*.o | awk -v m="$name" '$2 ~ /^[TtWw]$/ && $3 ~ /(SwiftsegKernels|SwiftsegImageKernels)AVX/ {print m ": " $3}'
+done)
+if [ -n "$foreign" ]; then
+  echo "modules outside the kernel builds define code of an AVX build (mark the kernel's entry @inline(never), or call it through a larger function):" >&2
+  echo "$foreign" | swift demangle >&2
+  exit 1
+fi
+echo "no other module holds code of an AVX build"

@@ -90,22 +90,21 @@ public enum KernelISA: String, Sendable, CaseIterable {
     public static let best: KernelISA = avx512.isSupported ? .avx512 : avx2.isSupported ? .avx2 : .baseline
 
     /// Whether this CPU (and OS) can run this build.
+    /// Read once (the kernels' dispatch asks on every use; each answer was a set lookup per feature).
     public var isSupported: Bool {
         switch self {
         case .baseline: return true
-        case .avx2:
-            #if arch(x86_64)
-            return CPUFeatures.current.hasAVX2FMA
-            #else
-            return false
-            #endif
-        case .avx512:
-            #if arch(x86_64)
-            return CPUFeatures.current.hasAVX512
-            #else
-            return false
-            #endif
+        case .avx2: return Self.supported.avx2
+        case .avx512: return Self.supported.avx512
         }
     }
+
+    private static let supported: (avx2: Bool, avx512: Bool) = {
+        #if arch(x86_64)
+        return (CPUFeatures.current.hasAVX2FMA, CPUFeatures.current.hasAVX512)
+        #else
+        return (false, false)
+        #endif
+    }()
 }
 
