@@ -179,6 +179,22 @@ extension WinogradKernels {
 // The build with 32 vector registers (AVX-512): the store-saving form, as for F(4×4).
 #if SWIFTSEG_32_REGISTERS
 extension WinogradKernels {
+    typealias SixVectors = (Vector, Vector, Vector, Vector, Vector, Vector)
+
+    /// Column `c` of two pairs of Bᵀ d rows into the rows' tuples.
+    @inline(__always)
+    static func putColumn(_ c: Int, _ a: (Vector, Vector), _ b: (Vector, Vector), _ r1: inout SixVectors,
+                          _ r2: inout SixVectors, _ r3: inout SixVectors, _ r4: inout SixVectors) {
+        switch c {
+        case 0: r1.0 = a.0; r2.0 = a.1; r3.0 = b.0; r4.0 = b.1
+        case 1: r1.1 = a.0; r2.1 = a.1; r3.1 = b.0; r4.1 = b.1
+        case 2: r1.2 = a.0; r2.2 = a.1; r3.2 = b.0; r4.2 = b.1
+        case 3: r1.3 = a.0; r2.3 = a.1; r3.3 = b.0; r4.3 = b.1
+        case 4: r1.4 = a.0; r2.4 = a.1; r3.4 = b.0; r4.4 = b.1
+        default: r1.5 = a.0; r2.5 = a.1; r3.5 = b.0; r4.5 = b.1
+        }
+    }
+
     /// V = Bᵀ d B for one 16-tile group from its phase rows (row r, patch column c at
     /// `phases + r · rowLength + columnOffset(c)`), V's 48 rows `ld` apart: two patch rows of
     /// Bᵀ d at a time, each recomputed from the phase rows (loads) rather than all 48 kept (more than 32
@@ -194,28 +210,22 @@ extension WinogradKernels {
         }
         // Two pairs of Bᵀ d rows at a time for the 6 patch columns (24 vectors; each pair of pairs shares its
         // loads), then Bᵀ across each row into V.
+        // (the columns go in through inout arguments: a local function capturing these variables had every call
+        // check exclusive access at run time, ~2 % of u2netp's time)
         var r1 = (Vector(), Vector(), Vector(), Vector(), Vector(), Vector()), r2 = r1, r3 = r1, r4 = r1
-        @inline(__always) func put(_ c: Int, _ a: (Vector, Vector), _ b: (Vector, Vector)) {
-            switch c {
-            case 0: r1.0 = a.0; r2.0 = a.1; r3.0 = b.0; r4.0 = b.1
-            case 1: r1.1 = a.0; r2.1 = a.1; r3.1 = b.0; r4.1 = b.1
-            case 2: r1.2 = a.0; r2.2 = a.1; r3.2 = b.0; r4.2 = b.1
-            case 3: r1.3 = a.0; r2.3 = a.1; r3.3 = b.0; r4.3 = b.1
-            case 4: r1.4 = a.0; r2.4 = a.1; r3.4 = b.0; r4.4 = b.1
-            default: r1.5 = a.0; r2.5 = a.1; r3.5 = b.0; r4.5 = b.1
-            }
-        }
         @inline(__always) func across(_ r: (Vector, Vector, Vector, Vector, Vector, Vector)) -> (Vector, Vector, Vector, Vector, Vector, Vector) {
             inputRow(r.0, r.1, r.2, r.3, r.4, r.5)
         }
         for c in 0..<6 {  // unrolled: constant c
             let d1 = d(1, c), d2 = d(2, c), d3 = d(3, c), d4 = d(4, c), d5 = d(5, c), d6 = d(6, c)
-            put(c, inputColumnRows12(d1, d2, d3, d4, d5, d6), inputColumnRows34(d1, d2, d3, d4, d5, d6))
+            putColumn(c, inputColumnRows12(d1, d2, d3, d4, d5, d6), inputColumnRows34(d1, d2, d3, d4, d5, d6),
+                      &r1, &r2, &r3, &r4)
         }
         store(1, across(r1)); store(2, across(r2)); store(3, across(r3)); store(4, across(r4))
         for c in 0..<6 {
             let d1 = d(1, c), d2 = d(2, c), d3 = d(3, c), d4 = d(4, c), d5 = d(5, c), d6 = d(6, c)
-            put(c, inputColumnRows56(d1, d2, d3, d4, d5, d6), inputColumnRows07(d(0, c), d1, d2, d3, d4, d5, d6, d(7, c)))
+            putColumn(c, inputColumnRows56(d1, d2, d3, d4, d5, d6), inputColumnRows07(d(0, c), d1, d2, d3, d4, d5, d6, d(7, c)),
+                      &r1, &r2, &r3, &r4)
         }
         store(5, across(r1)); store(6, across(r2)); store(0, across(r3)); store(7, across(r4))
     }
