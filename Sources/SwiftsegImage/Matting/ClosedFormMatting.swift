@@ -411,8 +411,3 @@ public enum ClosedFormMatting {
         return (solution, iterations)
     }
 }
-
-extension SIMD2 where Scalar == Double {
-    /// Two Doubles from `p`, at any alignment: the solver's loads two at a time (the product, IC(0)'s sweeps).
-    @inline(__always) init(unaligned p: UnsafePointer<Double>) { self = UnsafeRawPointer(p).loadUnaligned(as: Self.self) }
-}
