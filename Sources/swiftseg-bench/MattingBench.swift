@@ -1,12 +1,16 @@
 import Foundation
 import Swiftseg
+@_spi(Benchmarks) import SwiftsegImage
 
 /// `swiftseg-bench --matting`: rembg's alpha-matting step alone (trimap, closed-form alpha, foreground, RGBA
 /// cutout) on the matting fixtures' photos and masks, median of --iterations after one warm-up, for each
 /// --threads (with several --isa builds, their runs interleaved, one line each); with `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (one run:
 /// time and peak RSS). Each line also gives the solver's CG iterations and preconditioner.
-/// Tools/make_matting_fixtures.py --time prints rembg's (pymatting's) time on the same photos.
+/// Tools/make_matting_fixtures.py --time prints rembg's (pymatting's) time on the same photos. With --phases, each
+/// line is followed by the median ms of each phase (``MattingPhases``).
 func runMatting(_ options: Options) {
+    MattingPhases.isEnabled = options.mattingPhases
+    var phases = [KernelISA: [[(name: String, milliseconds: Double)]]]()
     let root = "Tests/Fixtures"
     let cases = [("astronaut", "astronaut.png"), ("chelsea", "chelsea.png"), ("rocket", "rocket.jpg")]
     let rounds = options.iterationsGiven ? options.iterations : 5
@@ -15,9 +19,12 @@ func runMatting(_ options: Options) {
         matting.threads = threads
         matting.isa = isa
         return (0..<rounds).map { _ in
+            _ = MattingPhases.take()
             let t0 = DispatchTime.now().uptimeNanoseconds
             _ = try? matting.cutout(photo, mask: mask)
-            return Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+            if options.mattingPhases { phases[isa, default: []].append(MattingPhases.take()) }
+            return ms
         }
     }
     func solver(_ photo: Image, _ mask: Image) -> String {
@@ -35,6 +42,7 @@ func runMatting(_ options: Options) {
             // the builds' runs interleaved, so that a slow stretch of a shared machine hits them alike
             var samples = [KernelISA: [Double]]()
             for isa in options.isas { _ = time(photo, mask, threads: threads, isa: isa, rounds: 1) }
+            phases = [:]
             for _ in 0..<rounds {
                 for isa in options.isas { samples[isa, default: []] += time(photo, mask, threads: threads, isa: isa, rounds: 1) }
             }
@@ -42,6 +50,7 @@ func runMatting(_ options: Options) {
                 let runs = samples[isa]!
                 print(String(format: "%@: %dx%d, %d unknown, %d thread(s), %@, median %.1f ms (min %.1f) over %d", name,
                              photo.width, photo.height, unknown, threads, isa.rawValue, median(runs), runs.min()!, rounds))
+                if let runs = phases[isa] { print("  phases, median ms: " + phaseMedians(runs)) }
             }
         }
         print("  \(solver(photo, mask))")
@@ -69,4 +78,26 @@ func runMatting(_ options: Options) {
             } catch { die("\(path): \(error)") }
         }
     }
+}
+
+/// "trimap 1.4, alpha 35.2 (system 5.5 (windows 1.1, rows 4.4), …), …": each phase's median over the runs, a
+/// phase's parts in brackets after it.
+private func phaseMedians(_ runs: [[(name: String, milliseconds: Double)]]) -> String {
+    var order: [String] = [], values: [String: [Double]] = [:]
+    for run in runs {
+        for (name, ms) in run {
+            if values[name] == nil { order.append(name) }
+            values[name, default: []].append(ms)
+        }
+    }
+    func parts(of parent: String?) -> String {
+        let prefix = parent.map { $0 + "." } ?? ""
+        let children = order.filter { $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains(".") }
+        return children.map { name in
+            let inner = parts(of: name)
+            let all = values[name]! + [Double](repeating: 0, count: runs.count - values[name]!.count)
+            return String(format: "%@ %.2f", String(name.dropFirst(prefix.count)), median(all)) + (inner.isEmpty ? "" : " (\(inner))")
+        }.joined(separator: ", ")
+    }
+    return parts(of: nil)
 }

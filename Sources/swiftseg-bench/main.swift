@@ -54,6 +54,9 @@ let help = """
       --matting       Instead: rembg's alpha matting alone (trimap, closed-form alpha, foreground, cutout) on
                       the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5),
                       for each --threads and --isa; and the solver's CG iterations.
+      --phases        With --matting: also where the time goes, the median ms of each phase (trimap; alpha:
+                      the system, the preconditioner's setup, CG's product, preconditioner and vector
+                      updates; the foreground; the cutout), timed on the calling thread.
       --matting-megapixels N
                       With --matting: also chelsea scaled up to about N megapixels (one run each: time, peak
                       RSS; the peak is the process's, so give one --threads for a clean figure).
@@ -76,7 +79,7 @@ struct Options {
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
-    var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil
+    var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil, mattingPhases = false
     var cores: Int? = nil
 }
 
@@ -140,6 +143,7 @@ func parseOptions(_ args: [String]) -> Options {
             guard let mp = Double(value()), mp > 0 else { die("--matting-megapixels expects a positive number") }
             o.mattingMegapixels = mp
         case "--matting-output": o.mattingOutput = value()
+        case "--phases": o.mattingPhases = true
         case "--transforms": o.transforms = true
         case "--channels":
             let v = value()
@@ -193,6 +197,7 @@ if let manifest = options.rectangles {
 }
 if options.mattingMegapixels != nil && !options.matting { die("--matting-megapixels goes with --matting") }
 if options.mattingOutput != nil && options.mattingMegapixels == nil { die("--matting-output goes with --matting-megapixels") }
+if options.mattingPhases && !options.matting { die("--phases goes with --matting") }
 if options.matting {
     runMatting(options)
     exit(0)

@@ -56,6 +56,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
     init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4,
          zeroFillUnknowns: Int, pool: SolverThreads? = nil) throws {
         precondition(blockSize >= 2, "the 5×5 stencil must reach no further than the neighbouring blocks")
+        var clock = MattingPhases.Clock("alpha.setup")
         let width = s.width
         let n = s.unknown.count
         kernels = s.kernels
@@ -178,6 +179,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         }
         self.basis = basis
         self.coarseOffset = coarseOffset
+        clock.lap("aggregates")
 
         // A_c = Pᵀ A P by 4×4 blocks between an aggregate and its eight neighbouring blocks (a 5×5 stencil does
         // not reach further than one block of 8): for each row, A's entries summed per neighbour block first.
@@ -262,6 +264,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         self.memberStart = memberStart.map { Int32($0) }
         aggregateOffset = offsets
         columnCount = kept.map { UInt8($0) }
+        clock.lap("PᵀAP")
         let partEnds = (Int(offsets[partCounts[0]]), Int(offsets[partCounts[0] + partCounts[1]]))
         let parts = partCounts[0] > 0 && partCounts[1] > 0 && coarseCount >= Self.twoPartCoarseUnknowns
             ? IncompleteCholesky.Parts(first: 0..<partEnds.0, second: partEnds.0..<partEnds.1, separator: partEnds.1..<coarseCount)
@@ -282,6 +285,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
         }
         coarse = try coarseFactor!.get()
         zeroFill = try zeroFillFactor?.get()
+        clock.lap("factors")
         coarseResidual = [Double](repeating: 0, count: coarseCount + 4)
         coarseCorrection = [Double](repeating: 0, count: coarseCount + 4)
     }
@@ -290,6 +294,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
 
     func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
         let restrict = kernels.restrict, prolongAndAdd = kernels.prolongAndAdd
+        var clock = MattingPhases.Clock("alpha.cg.preconditioner")
         return basis.withUnsafeBufferPointer { basis in
             coarseOffset.withUnsafeBufferPointer { offset in
                 smoother.withUnsafeBufferPointer { smoother in
@@ -309,17 +314,21 @@ final class AggregationPreconditioner: MattingPreconditioner {
                             }
                         }
                     }
+                    clock.lap("restrict")
                     coarseResidual.withUnsafeBufferPointer { coarseResidual in
                         coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
                             coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
                                          pool: coarseCount >= Self.parallelCoarseUnknowns ? chunks.pool : nil)
                         }
                     }
+                    clock.lap("coarse")
                     if let zeroFill {
                         zeroFillGrid.withUnsafeMutableBufferPointer { g in
                             zeroFill.solve(r, grid: g.baseAddress!, pool: chunks.pool)
                         }
+                        clock.lap("IC(0)")
                     }
+                    defer { clock.lap("prolong") }
                     return coarseCorrection.withUnsafeBufferPointer { e in
                         zeroFillGrid.withUnsafeBufferPointer { g in
                             (zeroFill?.gridIndex ?? []).withUnsafeBufferPointer { at in

@@ -45,7 +45,9 @@ public struct AlphaMatting: Sendable, Equatable {
     /// The matted cutout of `photo` (its own alpha ignored, as rembg converts RGBA to RGB), or nil.
     public func cutout(_ photo: Image, mask: Image) throws -> Image? {
         precondition(mask.channels == 1 && mask.width == photo.width && mask.height == photo.height)
+        var clock = MattingPhases.Clock()
         let trimap = trimap(for: mask)
+        clock.lap("trimap")
         guard trimap.hasForeground, trimap.hasBackground else { return nil }
         if let limit = maximumUnknownPixels {
             let unknown = trimap.unknownCount
@@ -62,9 +64,13 @@ public struct AlphaMatting: Sendable, Equatable {
         // one set of solver threads for all three steps
         return try SolverThreads.with(threads: threads) { pool in
             var alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
+            clock.lap("alpha")
             var foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool, isa: isa)
+            clock.lap("foreground")
             defer { ScratchArrays.shared.recycle(&alpha); ScratchArrays.shared.recycle(&foreground) }
-            return Self.rgba(foreground: foreground, alpha: alpha, width: photo.width, height: photo.height, pool: pool)
+            let cutout = Self.rgba(foreground: foreground, alpha: alpha, width: photo.width, height: photo.height, pool: pool)
+            clock.lap("cutout")
+            return cutout
         }
     }
 

@@ -138,7 +138,9 @@ public enum ClosedFormMatting {
     }
 
     static func solve(rgb image: Image, trimap: Trimap, options: Options, pool: SolverThreads?) throws -> Solution {
+        var clock = MattingPhases.Clock("alpha")
         var system = buildSystem(rgb: image, trimap: trimap, epsilon: options.epsilon, pool: pool, kernels: MattingKernelSet(options.isa))
+        clock.lap("system")
         defer { ScratchArrays.shared.recycle(&system.stencil); ScratchArrays.shared.recycle(&system.neighbours) }
         var alpha = ScratchArrays.shared.array(trimap.labels.count, repeating: 0.0)
         for (i, label) in trimap.labels.enumerated() {
@@ -155,8 +157,10 @@ public enum ClosedFormMatting {
             var bounded = options
             bounded.maximumIterations = min(options.maximumIterations, 2_000)
             if let twoLevel = try? AggregationPreconditioner(system, rgb: image, zeroFillUnknowns: options.zeroFillUnknowns, pool: pool) {
+                clock.lap("setup")
                 solved = try? conjugateGradients(system, preconditioner: twoLevel, options: bounded, pool: pool)
                 coarseUnknowns = twoLevel.coarseCount
+                clock.lap("cg")
             }
         }
         if solved == nil {
@@ -204,6 +208,7 @@ public enum ClosedFormMatting {
 
     static func buildSystem(rgb image: Image, trimap: Trimap, epsilon: Double, pool: SolverThreads?,
                             kernels: MattingKernelSet = .best) -> System {
+        var clock = MattingPhases.Clock("alpha.system")
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
@@ -263,6 +268,7 @@ public enum ClosedFormMatting {
             }
         }
         centres = []
+        clock.lap("windows")
         let paddedWidth = w + 4
         var neighbours = ScratchArrays.shared.array(paddedWidth * (h + 4), repeating: Int32(unknown.count))
         let gridIndex = unknown.map { Int32(($0 / w + 2) * paddedWidth + $0 % w + 2) }
@@ -326,6 +332,7 @@ public enum ClosedFormMatting {
                 }
             }
         }
+        clock.lap("rows")
         return System(width: w, height: h, unknown: unknown, rhs: rhs, stencil: stencil, gridIndex: gridIndex,
                       neighbours: neighbours, kernels: kernels)
     }
@@ -389,20 +396,25 @@ public enum ClosedFormMatting {
                     let x = solution.baseAddress!
                     var rz = preconditioner.solve(r, into: z, chunks: chunks)
                     chunks.forEach { rows in for i in rows { grid[Int(at[i])] = z[i] } }
+                    var clock = MattingPhases.Clock("alpha.cg")
                     for iteration in 0..<options.maximumIterations {
                         let step = rz / s.multiply(grid: grid, into: q, chunks: chunks)   // A p, and returns pᵀ A p
+                        clock.lap("product")
                         let rr = chunks.sum { rows in s.kernels.step(step, grid, q, at.baseAddress!, rows, x, r) }
+                        clock.lap("vectors")
                         if rr.squareRoot() < options.relativeTolerance * normB {
                             iterations = iteration + 1
                             return
                         }
                         let next = preconditioner.solve(r, into: z, chunks: chunks)
+                        clock.lap("preconditioner")
                         guard next > 0, next.isFinite else {
                             throw Failure(description: "alpha matting: the preconditioner is not positive definite for this photo")
                         }
                         let beta = next / rz
                         rz = next
                         chunks.forEach { rows in s.kernels.direction(beta, z, at.baseAddress!, rows, grid) }
+                        clock.lap("vectors")
                     }
                     throw Failure(description: "alpha matting: conjugate gradients did not converge in \(options.maximumIterations) iterations")
                 }
