@@ -31,6 +31,35 @@ final class MattingTests: XCTestCase {
         XCTAssertEqual((0..<25).filter { !cross[$0] }, [7, 11, 12, 13, 17], "size 0: scipy's 3×3 cross")
     }
 
+    /// The trimap's windowed minimum and maximum against the two erosions of the thresholded mask (the reference),
+    /// on blotchy random masks: sizes odd and even, wider and narrower than a vector and than the square,
+    /// thresholds at the ends of 0…255.
+    func testTheTrimapIsTheErosionsOfTheThresholdedMask() {
+        var state: UInt64 = 7
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        for (w, h) in [(1, 1), (5, 3), (16, 2), (17, 9), (40, 33), (33, 40)] {
+            // blotches: a few levels, so that the thresholds cut regions larger than a pixel
+            let levels: [UInt8] = [0, 5, 9, 10, 11, 128, 239, 240, 241, 255]
+            var pixels = [UInt8](repeating: 0, count: w * h)
+            for y in 0..<h { for x in 0..<w {
+                pixels[y * w + x] = (x / 3 + y / 4) % 3 == 0 ? 255 : levels[Int(next() % UInt64(levels.count))]
+            } }
+            let mask = Image(width: w, height: h, channels: 1, pixels: pixels)
+            for size in [1, 2, 3, 4, 10, 17, 50] {
+                for (ft, bt) in [(240, 10), (0, 0), (255, 255), (128, 128), (239, 11)] {
+                    let foreground = Trimap.erode(pixels.map { Int($0) > ft }, width: w, height: h, size: size, outside: false)
+                    let background = Trimap.erode(pixels.map { Int($0) < bt }, width: w, height: h, size: size, outside: true)
+                    let expected = (0..<(w * h)).map { i in
+                        background[i] ? Trimap.background : foreground[i] ? Trimap.foreground : Trimap.unknown
+                    }
+                    let labels = Trimap(mask: mask, foregroundThreshold: ft, backgroundThreshold: bt, erodeSize: size).labels
+                    let differing = zip(labels, expected).filter { $0 != $1 }.count
+                    XCTAssertEqual(differing, 0, "\(w)×\(h), size \(size), thresholds \(ft) \(bt): pixels labelled differently")
+                }
+            }
+        }
+    }
+
     func testTheCutoutMatchesRembgs() throws {
         for (name, file) in Self.cases {
             let photo = try Image(contentsOfFile: Fixtures.path("photos/\(file)"))
