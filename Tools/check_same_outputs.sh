@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Byte-for-byte comparison of the CLI's outputs between two builds: a refactor must not change one byte.
 # Runs the same infer / run-tensor / inspect commands (cutouts, masks, label maps, saliency maps, composites,
-# effects, crops, JPEG, reports with timings removed, a batch with its manifest, raw d0) with the binary built
+# effects, crops, alpha-matted cutouts, JPEG, reports with timings removed, a batch with its manifest, raw d0) with the binary built
 # from REV (in a temporary clone) and with this work tree's, on the committed photos, and diffs every file.
 #
 #   Tools/check_same_outputs.sh REV            # e.g. Tools/check_same_outputs.sh HEAD~3
@@ -42,6 +42,10 @@ run() {  # run BINARY OUTDIR: every command writes into OUTDIR
   "$bin" infer "$photos/rocket.jpg" --effect darken -o "$out/darken.png"
   "$bin" infer "$photos/rocket.jpg" --effect mask-preview --post-process -o "$out/preview.png"
   "$bin" infer "$photos/chelsea.png" --background "$photos/coffee.png" --exact -o "$out/exact-bg.png"
+  "$bin" infer "$photos/astronaut.png" --alpha-matting -o "$out/matted-astronaut.png"
+  "$bin" infer "$photos/chelsea.png" --alpha-matting -o "$out/matted-chelsea.png"
+  "$bin" infer "$photos/rocket.jpg" --alpha-matting --alpha-matting-erode-size 4 \
+    --alpha-matting-foreground-threshold 200 -o "$out/matted-rocket.png"
   "$bin" infer "$photos" -o "$out/batch" --manifest "$out/manifest.jsonl" --quiet
   sed -e 's/"ms":[0-9.]*,//' -e "s#$out#OUT#g" "$out/manifest.jsonl" | sort > "$out/manifest.sorted" && rm "$out/manifest.jsonl"
   "$bin" run-tensor "$photos/coins.input.npy" -o "$out/d0.npy"

@@ -75,8 +75,12 @@ final class AggregationPreconditioner: MattingPreconditioner {
         var aggregateOfBlock = [Int32](repeating: -1, count: blocksAcross * blocksDown)
         var aggregate = [Int32](repeating: 0, count: n)
         var blockX: [Int32] = [], blockY: [Int32] = []
+        // the unknowns ascend, so their pixel row only moves down; a table of block columns (no division per unknown)
+        let blockColumn = (0..<width).map { $0 / blockSize }
+        var pixelRow = 0, pixelRowStart = 0, by = 0
         for (k, p) in s.unknown.enumerated() {
-            let bx = (p % width) / blockSize, by = (p / width) / blockSize
+            while p >= pixelRowStart + width { pixelRowStart += width; pixelRow += 1; by = pixelRow / blockSize }
+            let bx = blockColumn[p - pixelRowStart]
             let block = by * blocksAcross + bx
             if aggregateOfBlock[block] >= 0 { aggregate[k] = aggregateOfBlock[block]; continue }
             let a = Int32(blockX.count)
@@ -107,76 +111,121 @@ final class AggregationPreconditioner: MattingPreconditioner {
         var movedX = blockX, movedY = blockY
         for a in 0..<aggregates { movedX[Int(renumbered[a])] = blockX[a]; movedY[Int(renumbered[a])] = blockY[a] }
         blockX = movedX; blockY = movedY
-        // Per aggregate: the colour mean, then the Gram matrix of [1, R − R̄, G − Ḡ, B − B̄] over its unknowns.
+        // Per aggregate: the colour mean, then the Gram matrix of [1, R − R̄, G − Ḡ, B − B̄] over its unknowns. On raw
+        // pointers, each unknown's colour read once into `colours`, each mean divided once (the same quotients the
+        // features used to divide out per unknown).
         let I = ClosedFormMatting.UnitRGB(image)
+        var colours = [Double](repeating: 0, count: 3 * n)
         var sums = [Double](repeating: 0, count: aggregates * 4)
-        for (k, p) in s.unknown.enumerated() {
-            let a = Int(aggregate[k])
-            sums[4 * a] += 1
-            for c in 0..<3 { sums[4 * a + 1 + c] += I[3 * p + c] }
-        }
-        func features(_ k: Int) -> SIMD4<Double> {
-            let a = Int(aggregate[k]), p = s.unknown[k], m = sums[4 * a]
-            return SIMD4(1, I[3 * p] - sums[4 * a + 1] / m, I[3 * p + 1] - sums[4 * a + 2] / m, I[3 * p + 2] - sums[4 * a + 3] / m)
-        }
+        var means = [Double](repeating: 0, count: aggregates * 3)
         var gram = [Double](repeating: 0, count: aggregates * 16)
-        for k in 0..<n {
-            let v = features(k), a = Int(aggregate[k])
-            for r in 0..<4 { for c in 0..<4 { gram[16 * a + 4 * r + c] += v[r] * v[c] } }
+        colours.withUnsafeMutableBufferPointer { colours in
+            sums.withUnsafeMutableBufferPointer { sums in
+                means.withUnsafeMutableBufferPointer { means in
+                    gram.withUnsafeMutableBufferPointer { gram in
+                        aggregate.withUnsafeBufferPointer { aggregate in
+                            s.unknown.withUnsafeBufferPointer { unknown in
+                                for k in 0..<n {
+                                    let a = Int(aggregate[k]), p = unknown[k]
+                                    sums[4 * a] += 1
+                                    for c in 0..<3 {
+                                        colours[3 * k + c] = I[3 * p + c]
+                                        sums[4 * a + 1 + c] += colours[3 * k + c]
+                                    }
+                                }
+                                for a in 0..<aggregates {
+                                    for c in 0..<3 { means[3 * a + c] = sums[4 * a + 1 + c] / sums[4 * a] }
+                                }
+                                for k in 0..<n {
+                                    let a = Int(aggregate[k])
+                                    let v = SIMD4(1, colours[3 * k] - means[3 * a], colours[3 * k + 1] - means[3 * a + 1],
+                                                  colours[3 * k + 2] - means[3 * a + 2])
+                                    for r in 0..<4 { for c in 0..<4 { gram[16 * a + 4 * r + c] += v[r] * v[c] } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
         // Orthonormal columns by a Cholesky factor of the Gram matrix (G = Rᵀ R, Q = F R⁻¹), dropping a colour
         // column whose part independent of the earlier ones is below 1e-3 per pixel (a flat block): the kept
         // columns' transform T = R⁻¹ (upper triangular), packed left.
         var transform = [Double](repeating: 0, count: aggregates * 16)   // T[feature][kept column]
         var kept = [Int](repeating: 0, count: aggregates)
-        for a in 0..<aggregates {
-            let g = Array(gram[(16 * a)..<(16 * a + 16)])
-            let m = g[0]
-            var R = [Double](repeating: 0, count: 16)   // R[kept][feature], rows of kept columns only
-            var columnsKept: [Int] = []
-            for f in 0..<4 {
-                var d = g[5 * f]
-                for r in columnsKept.indices { d -= R[4 * r + f] * R[4 * r + f] }
-                guard d > 1e-6 * m else { continue }   // (1e-3)² · m
-                let r = columnsKept.count
-                let pivot = d.squareRoot()
-                R[4 * r + f] = pivot
-                for f2 in (f + 1)..<4 {
-                    var e = g[4 * f + f2]
-                    for r0 in 0..<r { e -= R[4 * r0 + f] * R[4 * r0 + f2] }
-                    R[4 * r + f2] = e / pivot
+        gram.withUnsafeBufferPointer { gram in
+            transform.withUnsafeMutableBufferPointer { transform in
+                withUnsafeTemporaryAllocation(of: Double.self, capacity: 16 + 4) { scratch in
+                    let R = scratch.baseAddress!, t = R + 16   // R[kept][feature], rows of kept columns only; a column of T
+                    var columnsKept = (0, 0, 0, 0)   // the kept features, in order
+                    func keptFeature(_ r: Int) -> Int {
+                        withUnsafeBytes(of: columnsKept) { $0.load(fromByteOffset: r * MemoryLayout<Int>.stride, as: Int.self) }
+                    }
+                    for a in 0..<aggregates {
+                        let g = gram.baseAddress! + 16 * a
+                        let m = g[0]
+                        R.initialize(repeating: 0, count: 16)
+                        var q = 0
+                        for f in 0..<4 {
+                            var d = g[5 * f]
+                            for r in 0..<q { d -= R[4 * r + f] * R[4 * r + f] }
+                            guard d > 1e-6 * m else { continue }   // (1e-3)² · m
+                            let pivot = d.squareRoot()
+                            R[4 * q + f] = pivot
+                            for f2 in (f + 1)..<4 {
+                                var e = g[4 * f + f2]
+                                for r0 in 0..<q { e -= R[4 * r0 + f] * R[4 * r0 + f2] }
+                                R[4 * q + f2] = e / pivot
+                            }
+                            withUnsafeMutableBytes(of: &columnsKept) { $0.storeBytes(of: f, toByteOffset: q * MemoryLayout<Int>.stride, as: Int.self) }
+                            q += 1
+                        }
+                        // T = R⁻¹ restricted to the kept features: solve R T = I on the kept columns (back substitution).
+                        for c in stride(from: q - 1, through: 0, by: -1) {
+                            // column c of T: T[f_c][c] = 1 / R[c][f_c]; rows above from R's upper part
+                            t.initialize(repeating: 0, count: 4)
+                            t[keptFeature(c)] = 1 / R[4 * c + keptFeature(c)]
+                            for r in stride(from: c - 1, through: 0, by: -1) {
+                                var sum = 0.0
+                                for r2 in (r + 1)...c { sum += R[4 * r + keptFeature(r2)] * t[keptFeature(r2)] }
+                                t[keptFeature(r)] = -sum / R[4 * r + keptFeature(r)]
+                            }
+                            for f in 0..<4 { transform[16 * a + 4 * f + c] = t[f] }
+                        }
+                        kept[a] = q
+                    }
                 }
-                columnsKept.append(f)
             }
-            // T = R⁻¹ restricted to the kept features: solve R T = I on the kept columns (back substitution).
-            let q = columnsKept.count
-            for c in stride(from: q - 1, through: 0, by: -1) {
-                // column c of T: T[f_c][c] = 1 / R[c][f_c]; rows above from R's upper part
-                var t = [Double](repeating: 0, count: 4)
-                t[columnsKept[c]] = 1 / R[4 * c + columnsKept[c]]
-                for r in stride(from: c - 1, through: 0, by: -1) {
-                    var sum = 0.0
-                    for r2 in (r + 1)...c { sum += R[4 * r + columnsKept[r2]] * t[columnsKept[r2]] }
-                    t[columnsKept[r]] = -sum / R[4 * r + columnsKept[r]]
-                }
-                for f in 0..<4 { transform[16 * a + 4 * f + c] = t[f] }
-            }
-            kept[a] = q
         }
         var offsets = [Int32](repeating: 0, count: aggregates + 1)
         for a in 0..<aggregates { offsets[a + 1] = offsets[a] + Int32(kept[a]) }
         coarseCount = Int(offsets[aggregates])
         var basis = [Float](repeating: 0, count: n * 4)
         var coarseOffset = [Int32](repeating: 0, count: n)
-        for k in 0..<n {
-            let v = features(k), a = Int(aggregate[k])
-            for c in 0..<kept[a] {
-                var sum = 0.0
-                for r in 0..<4 { sum += v[r] * transform[16 * a + 4 * r + c] }
-                basis[4 * k + c] = Float(sum)
+        basis.withUnsafeMutableBufferPointer { basis in
+            coarseOffset.withUnsafeMutableBufferPointer { coarseOffset in
+                colours.withUnsafeBufferPointer { colours in
+                    means.withUnsafeBufferPointer { means in
+                        transform.withUnsafeBufferPointer { transform in
+                            aggregate.withUnsafeBufferPointer { aggregate in
+                                for k in 0..<n {
+                                    let a = Int(aggregate[k])
+                                    let v = SIMD4(1, colours[3 * k] - means[3 * a], colours[3 * k + 1] - means[3 * a + 1],
+                                                  colours[3 * k + 2] - means[3 * a + 2])
+                                    for c in 0..<kept[a] {
+                                        var sum = 0.0
+                                        for r in 0..<4 { sum += v[r] * transform[16 * a + 4 * r + c] }
+                                        basis[4 * k + c] = Float(sum)
+                                    }
+                                    coarseOffset[k] = offsets[a]
+                                }
+                            }
+                        }
+                    }
+                }
             }
-            coarseOffset[k] = offsets[a]
         }
+        colours = []
         self.basis = basis
         self.coarseOffset = coarseOffset
         clock.lap("aggregates")

@@ -212,24 +212,38 @@ public enum ClosedFormMatting {
         let w = image.width, h = image.height
         let I = UnitRGB(image)  // v / 255 read on the fly: no Double copy of a whole (12 MP: 288 MB) photo
         let labels = trimap.labels
-        let unknown = (0..<(w * h)).filter { labels[$0] == Trimap.unknown }
-        // Window statistics for every interior centre with an unknown pixel in its 3×3: numbered in one pass,
-        // then computed, like the rows after them, in parallel chunks (each writes only its own entries).
+        var unknown: [Int] = []
         var windowIndex = ScratchArrays.shared.array(w * h, repeating: Int32(-1))
         defer { ScratchArrays.shared.recycle(&windowIndex) }
         var centres: [Int32] = []
-        if w >= 3 && h >= 3 {
-            // a window touches an unknown pixel when its column of three above and below does, or a neighbour's
-            var column = [Bool](repeating: false, count: w)
-            labels.withUnsafeBufferPointer { labels in
-                for y in 1..<(h - 1) {
-                    for x in 0..<w {
-                        column[x] = labels[(y - 1) * w + x] == Trimap.unknown || labels[y * w + x] == Trimap.unknown
-                            || labels[(y + 1) * w + x] == Trimap.unknown
-                    }
-                    for x in 1..<(w - 1) where column[x - 1] || column[x] || column[x + 1] {
-                        windowIndex[y * w + x] = Int32(centres.count)
-                        centres.append(Int32(y * w + x))
+        labels.withUnsafeBufferPointer { labels in
+            let labels = labels.baseAddress!
+            // the unknowns, counted first so that the list is made in one allocation
+            var count = 0
+            for p in 0..<(w * h) { count += labels[p] == Trimap.unknown ? 1 : 0 }
+            unknown.reserveCapacity(count)
+            for p in 0..<(w * h) where labels[p] == Trimap.unknown { unknown.append(p) }
+            guard w >= 3 && h >= 3 else { return }
+            // A window touches an unknown pixel when its column of three above and below does, or a neighbour's.
+            // Rows with no unknown pixel in reach are skipped whole.
+            centres.reserveCapacity(min(w * h, 9 * count))
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: w) { column in
+                let column = column.baseAddress!
+                windowIndex.withUnsafeMutableBufferPointer { windowIndex in
+                    for y in 1..<(h - 1) {
+                        let up = labels + (y - 1) * w, middle = up + w, down = middle + w
+                        var any: UInt8 = 0
+                        for x in 0..<w {
+                            let touched = (up[x] == Trimap.unknown ? 1 : 0) | (middle[x] == Trimap.unknown ? 1 : 0)
+                                | (down[x] == Trimap.unknown ? 1 : 0) as UInt8
+                            column[x] = touched
+                            any |= touched
+                        }
+                        guard any != 0 else { continue }
+                        for x in 1..<(w - 1) where column[x - 1] | column[x] | column[x + 1] != 0 {
+                            windowIndex[y * w + x] = Int32(centres.count)
+                            centres.append(Int32(y * w + x))
+                        }
                     }
                 }
             }
