@@ -57,11 +57,13 @@ public enum MattingKernels {
     /// earlier rows from the grid; back by columns, subtracting each row's solved value from the earlier rows it
     /// touches, in place. The strip's first two pixel rows (unknowns before `interiorStart`) reach only as far up
     /// as its top pixel row `topRow` (`unknown` holds each unknown's pixel index, `width` the photo's), so strips
-    /// touch only their own rows and may run at once.
+    /// touch only their own rows and may run at once. `forward` and `back` pick the sweeps to run (a caller may run
+    /// a strip's back sweep later, on another thread, once its forward one is done).
     public static func zeroFillSolve(strip: Range<Int>, interiorStart interior: Int, topRow: Int,
                                      factor: UnsafePointer<Float>, inverseDiagonal D: UnsafePointer<Double>,
                                      gridIndex: UnsafePointer<Int32>, unknown: UnsafePointer<Int>, width: Int,
-                                     paddedWidth w: Int, r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>) {
+                                     paddedWidth w: Int, r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>,
+                                     forward: Bool, back: Bool) {
         let slots = 12
         // the first rows: slots only as far up as the strip's top row
         func firstSlot(_ i: Int) -> Int { i >= interior ? 0 : max(0, (topRow - unknown[i] / width + 2) * 5) }
@@ -69,7 +71,7 @@ public enum MattingKernels {
         // (when it is the unknown just before; else it is known, and L's slot 0) and enters last, through one
         // multiply and one subtraction (its coefficient's product with 1 / L_ii is off the chain).
         var previous = 0.0, previousAt = -3
-        for i in strip {
+        for i in strip where forward {
             let at = Int(gridIndex[i]), c = g + at, l = factor + slots * i
             var up = 0.0
             if i >= interior {
@@ -90,7 +92,7 @@ public enum MattingKernels {
         }
         // Back: the next unknown's term for this one (its slot 11) likewise in a register.
         var next = 0.0, nextAt = -3, nextLeft = 0.0
-        for i in strip.reversed() {
+        for i in strip.reversed() where back {
             let at = Int(gridIndex[i]), c = g + at, l = factor + slots * i
             let d = D[i]
             let y = nextAt == at + 1 ? c[0] * d - nextLeft * d * next : c[0] * d

@@ -156,6 +156,28 @@ final class MattingTests: XCTestCase {
     /// factored in two parts whose updates are added part by part: any thread count gives the same bytes. On
     /// chelsea scaled up (many chunks, a coarse system split in two parts), checked against the incomplete
     /// factor of the whole system too.
+    /// The fixtures' coarse systems are solved on one thread beside IC(0)'s strip sweeps, which the workers take as
+    /// they come free (AggregationPreconditioner.solve): whoever runs what, the same alpha, bit for bit.
+    func testTheCoarseSolveBesideTheStripsGivesTheSameAlphaOnAnyThreadCount() throws {
+        for (name, file) in Self.cases {
+            let photo = try Image(contentsOfFile: Fixtures.path("photos/\(file)"))
+            let trimap = AlphaMatting().trimap(for: try Image(contentsOfFile: Fixtures.path("photos/\(name).rembg-mask.png")))
+            var options = ClosedFormMatting.Options()
+            options.threads = 1
+            let single = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+            XCTAssertEqual(single.preconditioner, .aggregation, name)
+            XCTAssertLessThan(single.coarseUnknowns, 8192, "\(name): a coarse system solved on one thread")
+            for threads in [2, 3] {
+                options.threads = threads
+                for _ in 0..<3 {   // the items go to the workers differently from one run to the next
+                    let many = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options)
+                    XCTAssertEqual(many.iterations, single.iterations, "\(name), \(threads) threads")
+                    XCTAssertTrue(many.alpha == single.alpha, "\(name), \(threads) threads: the same alpha, bit for bit")
+                }
+            }
+        }
+    }
+
     func testTheThreadCountDoesNotChangeTheAlpha() throws {
         let photo0 = try Image(contentsOfFile: Fixtures.path("photos/chelsea.png"))
         let mask0 = try Image(contentsOfFile: Fixtures.path("photos/chelsea.rembg-mask.png"))

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A symmetric sparse matrix in compressed rows (each row whole, both triangles): the coarse matrix, and the
 /// fine one when the solver falls back to an incomplete factor of it.
 struct SparseMatrix {
@@ -52,6 +54,8 @@ final class AggregationPreconditioner: MattingPreconditioner {
     // scratch, reused by every application (one CG solve at a time uses this instance)
     private var coarseResidual: [Double], coarseCorrection: [Double]
     private let kernels: MattingKernelSet
+    /// The next item of an application's coarse part and strip sweeps, and the strips whose forward sweep is done.
+    private let nextItem = Atomic<Int>(0), forwardsDone = Atomic<UInt64>(0)
 
     init(_ s: ClosedFormMatting.System, rgb image: Image, blockSize: Int = 8, coarseDropTolerance: Double = 1e-4,
          zeroFillUnknowns: Int, pool: SolverThreads? = nil) throws {
@@ -341,44 +345,52 @@ final class AggregationPreconditioner: MattingPreconditioner {
 
     deinit { ScratchArrays.shared.recycle(&zeroFillGrid) }
 
+    /// z = S r + P A_c⁻¹ Pᵀ r, returning rᵀz. With IC(0) as S, at least two threads and a coarse system small
+    /// enough to be solved on one thread (under ``parallelCoarseUnknowns``), the coarse part (Pᵀ r, then A_c⁻¹) and
+    /// the strips' forward and back sweeps are items that the workers take as they come free, a strip's back sweep
+    /// waiting for its forward one: the coarse solve no longer leaves the other core idle, and the sweeps even out
+    /// what whole strips could not. The same arithmetic whichever worker runs an item, so the same bytes.
     func solve(_ r: UnsafePointer<Double>, into z: UnsafeMutablePointer<Double>, chunks: RowChunks) -> Double {
-        let restrict = kernels.restrict, prolongAndAdd = kernels.prolongAndAdd
         var clock = MattingPhases.Clock("alpha.cg.preconditioner")
+        if let zeroFill, let pool = chunks.pool, coarseCount < Self.parallelCoarseUnknowns {
+            let strips = zeroFill.strips.count, items = 1 + 2 * strips
+            precondition(strips <= 64, "a strip's forward sweep is marked done in a 64-bit mask")
+            nextItem.store(0, ordering: .relaxed)
+            forwardsDone.store(0, ordering: .relaxed)
+            zeroFillGrid.withUnsafeMutableBufferPointer { g in
+                let g = g.baseAddress!
+                pool.run { _ in   // items: the coarse part, the forward sweeps in order, the back sweeps last first
+                    while true {
+                        let item = nextItem.wrappingAdd(1, ordering: .relaxed).oldValue
+                        if item >= items { return }
+                        if item == 0 {
+                            restrictAndSolveCoarse(r, pool: nil)
+                        } else if item <= strips {
+                            zeroFill.solve(strip: item - 1, r, grid: g, forward: true, back: false)
+                            forwardsDone.bitwiseOr(1 << UInt64(item - 1), ordering: .releasing)
+                        } else {
+                            let strip = items - 1 - item
+                            while forwardsDone.load(ordering: .acquiring) & (1 << UInt64(strip)) == 0 {}
+                            zeroFill.solve(strip: strip, r, grid: g, forward: false, back: true)
+                        }
+                    }
+                }
+            }
+            clock.lap("coarse and IC(0)")
+        } else {
+            restrictAndSolveCoarse(r, pool: chunks.pool)
+            clock.lap("coarse")
+            if let zeroFill {
+                zeroFillGrid.withUnsafeMutableBufferPointer { g in zeroFill.solve(r, grid: g.baseAddress!, pool: chunks.pool) }
+                clock.lap("IC(0)")
+            }
+        }
+        defer { clock.lap("prolong") }
+        let prolongAndAdd = kernels.prolongAndAdd
         return basis.withUnsafeBufferPointer { basis in
             coarseOffset.withUnsafeBufferPointer { offset in
                 smoother.withUnsafeBufferPointer { smoother in
-                    coarseResidual.withUnsafeMutableBufferPointer { coarseResidual in
-                        members.withUnsafeBufferPointer { members in
-                            memberStart.withUnsafeBufferPointer { start in
-                                aggregateOffset.withUnsafeBufferPointer { aggregateOffset in
-                                    columnCount.withUnsafeBufferPointer { columnCount in
-                                        // Pᵀ r, each aggregate's columns
-                                        RowChunks(count: columnCount.count, pool: chunks.pool).forEach { aggregates in
-                                            restrict(r, basis.baseAddress!, members.baseAddress!, start.baseAddress!,
-                                                     aggregateOffset.baseAddress!, columnCount.baseAddress!, aggregates,
-                                                     coarseResidual.baseAddress!)
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    clock.lap("restrict")
-                    coarseResidual.withUnsafeBufferPointer { coarseResidual in
-                        coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
-                            coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
-                                         pool: coarseCount >= Self.parallelCoarseUnknowns ? chunks.pool : nil)
-                        }
-                    }
-                    clock.lap("coarse")
-                    if let zeroFill {
-                        zeroFillGrid.withUnsafeMutableBufferPointer { g in
-                            zeroFill.solve(r, grid: g.baseAddress!, pool: chunks.pool)
-                        }
-                        clock.lap("IC(0)")
-                    }
-                    defer { clock.lap("prolong") }
-                    return coarseCorrection.withUnsafeBufferPointer { e in
+                    coarseCorrection.withUnsafeBufferPointer { e in
                         zeroFillGrid.withUnsafeBufferPointer { g in
                             (zeroFill?.gridIndex ?? []).withUnsafeBufferPointer { at in
                                 chunks.sum { rows in                          // z = S r + P A_c⁻¹ Pᵀ r; rᵀz
@@ -390,6 +402,36 @@ final class AggregationPreconditioner: MattingPreconditioner {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// The coarse correction A_c⁻¹ Pᵀ r into `coarseCorrection`: Pᵀ r aggregate by aggregate (on `pool`'s threads
+    /// when given), then the coarse factor's solves (its two parts at once on `pool` from ``parallelCoarseUnknowns``).
+    private func restrictAndSolveCoarse(_ r: UnsafePointer<Double>, pool: SolverThreads?) {
+        let restrict = kernels.restrict
+        basis.withUnsafeBufferPointer { basis in
+            coarseResidual.withUnsafeMutableBufferPointer { coarseResidual in
+                members.withUnsafeBufferPointer { members in
+                    memberStart.withUnsafeBufferPointer { start in
+                        aggregateOffset.withUnsafeBufferPointer { aggregateOffset in
+                            columnCount.withUnsafeBufferPointer { columnCount in
+                                // Pᵀ r, each aggregate's columns
+                                RowChunks(count: columnCount.count, pool: pool).forEach { aggregates in
+                                    restrict(r, basis.baseAddress!, members.baseAddress!, start.baseAddress!,
+                                             aggregateOffset.baseAddress!, columnCount.baseAddress!, aggregates,
+                                             coarseResidual.baseAddress!)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        coarseResidual.withUnsafeBufferPointer { coarseResidual in
+            coarseCorrection.withUnsafeMutableBufferPointer { coarseCorrection in
+                coarse.solve(coarseResidual.baseAddress!, into: coarseCorrection.baseAddress!,
+                             pool: coarseCount >= Self.parallelCoarseUnknowns ? pool : nil)
             }
         }
     }

@@ -19,7 +19,7 @@ struct MattingKernelSet: Sendable {
                                          _ factor: UnsafePointer<Float>, _ inverseDiagonal: UnsafePointer<Double>,
                                          _ gridIndex: UnsafePointer<Int32>, _ unknown: UnsafePointer<Int>,
                                          _ width: Int, _ paddedWidth: Int, _ r: UnsafePointer<Double>,
-                                         _ grid: UnsafeMutablePointer<Double>) -> Void
+                                         _ grid: UnsafeMutablePointer<Double>, _ forward: Bool, _ back: Bool) -> Void
     typealias Restrict = @Sendable (_ r: UnsafePointer<Double>, _ basis: UnsafePointer<Float>,
                                     _ members: UnsafePointer<Int32>, _ memberStart: UnsafePointer<Int32>,
                                     _ aggregateOffset: UnsafePointer<Int32>, _ columnCount: UnsafePointer<UInt8>,

@@ -148,15 +148,18 @@ public struct ZeroFillCholesky: Sendable {
     /// rows, reading earlier rows from the grid, back by columns, subtracting each row's solved value from the
     /// earlier rows it touches, in place.
     func solve(_ r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>, pool: SolverThreads?) {
-        let solve = kernels.zeroFillSolve
+        SolverThreads.each(strips.count, on: pool) { t in solve(strip: t, r, grid: g, forward: true, back: true) }
+    }
+
+    /// Strip `t`'s forward sweep, back sweep or both (the back sweep only once the forward one is done), for a
+    /// caller that schedules the strips' sweeps itself (``AggregationPreconditioner``).
+    func solve(strip t: Int, _ r: UnsafePointer<Double>, grid g: UnsafeMutablePointer<Double>, forward: Bool, back: Bool) {
         factor.withUnsafeBufferPointer { L in
             inverseDiagonal.withUnsafeBufferPointer { D in
                 gridIndex.withUnsafeBufferPointer { at in
                     unknown.withUnsafeBufferPointer { unknown in
-                        SolverThreads.each(strips.count, on: pool) { t in
-                            solve(strips[t], interiorStart[t], topRow[t], L.baseAddress!, D.baseAddress!, at.baseAddress!,
-                                  unknown.baseAddress!, width, paddedWidth, r, g)
-                        }
+                        kernels.zeroFillSolve(strips[t], interiorStart[t], topRow[t], L.baseAddress!, D.baseAddress!,
+                                              at.baseAddress!, unknown.baseAddress!, width, paddedWidth, r, g, forward, back)
                     }
                 }
             }
