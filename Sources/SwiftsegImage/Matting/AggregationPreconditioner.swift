@@ -264,13 +264,20 @@ final class AggregationPreconditioner: MattingPreconditioner {
             s.stencil.withUnsafeBufferPointer { stencil in
             s.neighbours.withUnsafeBufferPointer { neighbours in
             basis.withUnsafeBufferPointer { basis in
+            aggregate.withUnsafeBufferPointer { aggregate in
+            blockX.withUnsafeBufferPointer { blockX in
+            blockY.withUnsafeBufferPointer { blockY in
+            slotOffsets.withUnsafeBufferPointer { slotOffsets in
+            s.gridIndex.withUnsafeBufferPointer { gridIndex in
+            members.withUnsafeBufferPointer { members in
+            memberStart.withUnsafeBufferPointer { memberStart in
             for a in pieceAggregates(piece) {
                 for k in 0..<(9 * 4) { blocks[k] = .zero }
                 for k in 0..<9 { neighbour[k] = -1 }
                 for m in memberStart[a]..<memberStart[a + 1] {
                     let i = Int(members[m])
                     for k in 0..<9 { u[k] = .zero; touched[k] = false }
-                    let base = Int(s.gridIndex[i]), row = stencil.baseAddress! + 25 * i
+                    let base = Int(gridIndex[i]), row = stencil.baseAddress! + 25 * i
                     for k in 0..<25 {
                         let j = Int(neighbours[base + slotOffsets[k]]), v = row[k]
                         guard j < n, v != 0 else { continue }
@@ -303,7 +310,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
                     lengths.append(length)
                 }
             }
-            } } }
+            } } } } } } } } } }
             pieceRows[piece] = (lengths, columns, values)
         }
         var rowStart = [0], columns: [Int32] = [], values: [Double] = []
