@@ -33,7 +33,7 @@ final class MattingTests: XCTestCase {
 
     /// The trimap's windowed minimum and maximum against the two erosions of the thresholded mask (the reference),
     /// on blotchy random masks: sizes odd and even, wider and narrower than a vector and than the square,
-    /// thresholds at the ends of 0…255.
+    /// thresholds at the ends of 0…255 (sizes past 32, and 0, take the erosions themselves).
     func testTheTrimapIsTheErosionsOfTheThresholdedMask() {
         var state: UInt64 = 7
         func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
@@ -45,7 +45,7 @@ final class MattingTests: XCTestCase {
                 pixels[y * w + x] = (x / 3 + y / 4) % 3 == 0 ? 255 : levels[Int(next() % UInt64(levels.count))]
             } }
             let mask = Image(width: w, height: h, channels: 1, pixels: pixels)
-            for size in [1, 2, 3, 4, 10, 17, 50] {
+            for size in [0, 1, 2, 3, 4, 10, 17, 31, 32, 33, 50] {
                 for (ft, bt) in [(240, 10), (0, 0), (255, 255), (128, 128), (239, 11)] {
                     let foreground = Trimap.erode(pixels.map { Int($0) > ft }, width: w, height: h, size: size, outside: false)
                     let background = Trimap.erode(pixels.map { Int($0) < bt }, width: w, height: h, size: size, outside: true)

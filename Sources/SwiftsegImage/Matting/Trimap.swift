@@ -15,6 +15,8 @@ public struct Trimap: Sendable, Equatable {
     public let height: Int
     /// One label per pixel: ``background``, ``unknown`` or ``foreground``.
     public let labels: [UInt8]
+    /// The erode sizes whose trimap comes from the windowed minimum and maximum (rembg's default, 10, among them).
+    static let windowedSizes = 1...32
 
     public init(width: Int, height: Int, labels: [UInt8]) {
         precondition(labels.count == width * height)
@@ -27,14 +29,16 @@ public struct Trimap: Sendable, Equatable {
     /// of "mask > t" is "the square's minimum > t", and of "mask < t" with the outside as background "the square's
     /// maximum < t" with the outside as 0, so both come from one windowed minimum and maximum of the mask's bytes,
     /// 16 pixels at a time (``erode(_:width:height:size:outside:)`` is the plain reference; a test keeps them equal).
+    /// That costs a load per pixel of the square's side, so squares wider than ``windowedSizes`` (and size 0, the
+    /// cross) take the erosions, whose sliding counts cost the same for any size.
     public init(mask: Image, foregroundThreshold: Int = 240, backgroundThreshold: Int = 10, erodeSize: Int = 10) {
         precondition(mask.channels == 1 && erodeSize >= 0)
         let w = mask.width, h = mask.height
-        guard erodeSize > 0 else {
+        guard Self.windowedSizes.contains(erodeSize) else {
             let foreground = Self.erode(mask.pixels.map { Int($0) > foregroundThreshold }, width: w, height: h,
-                                        size: 0, outside: false)
+                                        size: erodeSize, outside: false)
             let background = Self.erode(mask.pixels.map { Int($0) < backgroundThreshold }, width: w, height: h,
-                                        size: 0, outside: true)
+                                        size: erodeSize, outside: true)
             var labels = [UInt8](repeating: Self.unknown, count: w * h)
             for i in 0..<(w * h) {
                 if foreground[i] { labels[i] = Self.foreground }
