@@ -161,11 +161,9 @@ final class AggregationPreconditioner: MattingPreconditioner {
         gram.withUnsafeBufferPointer { gram in
             transform.withUnsafeMutableBufferPointer { transform in
                 withUnsafeTemporaryAllocation(of: Double.self, capacity: 16 + 4) { scratch in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 4) { keptFeatures in
                     let R = scratch.baseAddress!, t = R + 16   // R[kept][feature], rows of kept columns only; a column of T
-                    var columnsKept = (0, 0, 0, 0)   // the kept features, in order
-                    func keptFeature(_ r: Int) -> Int {
-                        withUnsafeBytes(of: columnsKept) { $0.load(fromByteOffset: r * MemoryLayout<Int>.stride, as: Int.self) }
-                    }
+                    let keptFeature = keptFeatures.baseAddress!   // the kept features, in order
                     for a in 0..<aggregates {
                         let g = gram.baseAddress! + 16 * a
                         let m = g[0]
@@ -182,23 +180,24 @@ final class AggregationPreconditioner: MattingPreconditioner {
                                 for r0 in 0..<q { e -= R[4 * r0 + f] * R[4 * r0 + f2] }
                                 R[4 * q + f2] = e / pivot
                             }
-                            withUnsafeMutableBytes(of: &columnsKept) { $0.storeBytes(of: f, toByteOffset: q * MemoryLayout<Int>.stride, as: Int.self) }
+                            keptFeature[q] = f
                             q += 1
                         }
                         // T = R⁻¹ restricted to the kept features: solve R T = I on the kept columns (back substitution).
                         for c in stride(from: q - 1, through: 0, by: -1) {
                             // column c of T: T[f_c][c] = 1 / R[c][f_c]; rows above from R's upper part
                             t.initialize(repeating: 0, count: 4)
-                            t[keptFeature(c)] = 1 / R[4 * c + keptFeature(c)]
+                            t[keptFeature[c]] = 1 / R[4 * c + keptFeature[c]]
                             for r in stride(from: c - 1, through: 0, by: -1) {
                                 var sum = 0.0
-                                for r2 in (r + 1)...c { sum += R[4 * r + keptFeature(r2)] * t[keptFeature(r2)] }
-                                t[keptFeature(r)] = -sum / R[4 * r + keptFeature(r)]
+                                for r2 in (r + 1)...c { sum += R[4 * r + keptFeature[r2]] * t[keptFeature[r2]] }
+                                t[keptFeature[r]] = -sum / R[4 * r + keptFeature[r]]
                             }
                             for f in 0..<4 { transform[16 * a + 4 * f + c] = t[f] }
                         }
                         kept[a] = q
                     }
+                }
                 }
             }
         }
