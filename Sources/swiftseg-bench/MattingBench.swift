@@ -65,9 +65,11 @@ func runMatting(_ options: Options) {
         let unknown = AlphaMatting().trimap(for: mask).unknownCount
         for threads in options.threads {
             let before = peakRSSMegabytes()
+            phases = [:]
             let samples = time(photo, mask, threads: threads, rounds: 1)
             print(String(format: "chelsea ×%.1f: %dx%d (%.1f MP), %d unknown, %d thread(s), %.1f s, peak RSS %.0f MB (%.0f before)",
                          scale, w, h, Double(w * h) / 1e6, unknown, threads, samples[0] / 1000, peakRSSMegabytes(), before))
+            if let runs = phases[.best] { print("  phases, ms: " + phaseMedians(runs)) }
         }
         print("  \(solver(photo, mask))")
         if let path = options.mattingOutput {
