@@ -377,13 +377,7 @@ final class AggregationPreconditioner: MattingPreconditioner {
                             forwardsDone.bitwiseOr(1 << UInt64(item - 1), ordering: .releasing)
                         } else {
                             let strip = items - 1 - item
-                            // spin (a forward sweep takes tens of µs), yielding after a while: more workers
-                            // than free cores must not spin away the core the forward sweep needs
-                            var spins = 0
-                            while forwardsDone.load(ordering: .acquiring) & (1 << UInt64(strip)) == 0 {
-                                spins += 1
-                                if spins > 20_000 { sched_yield() }
-                            }
+                            SolverThreads.wait { forwardsDone.load(ordering: .acquiring) & (1 << UInt64(strip)) != 0 }
                             zeroFill.solve(strip: strip, r, grid: g, forward: false, back: true)
                         }
                     }

@@ -98,8 +98,14 @@ final class SolverThreads: @unchecked Sendable {
     }
 
     private func awaitHelpers() {
+        Self.wait { remaining.load(ordering: .acquiring) == 0 }
+    }
+
+    /// Returns once `done()` holds: spins (what is awaited takes microseconds), yielding the core after a while, so
+    /// that more workers than free cores do not spin away the core the awaited work needs.
+    static func wait(until done: () -> Bool) {
         var spins = 0
-        while remaining.load(ordering: .acquiring) > 0 {
+        while !done() {
             spins += 1
             if spins > Self.spins { sched_yield() }
         }
