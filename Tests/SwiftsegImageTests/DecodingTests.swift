@@ -133,6 +133,40 @@ final class EncodingTests: XCTestCase {
         XCTAssertLessThan(Double(fast.count), 1.3 * Double(six.count), "gray content takes level 1, not run-length (2.2×)")
     }
 
+    /// The one-pass SIMD scoring of the five row filters against the per-filter reference: every bytes per pixel
+    /// PNG has (1, 2, 3, 4, 6, 8), rows from empty to past one 256-step block of 16 bytes, random bytes, bytes
+    /// of only 0, 127, 128 and 255 (wrap-around, Paeth's ties), and rows whose every filtered byte is 128 (the
+    /// largest sums: 16-bit lanes must not overflow).
+    func testTheFilterScoresAreTheReferences() {
+        var generator = SystemRandomNumberGenerator()
+        for bpp in [1, 2, 3, 4, 6, 8] {
+            for count in [0, 1, bpp, 15, 16, 17, 31, 33, 100, 4096 + 7, 16 * 256 + bpp + 21] {
+                for kind in 0..<3 {
+                    let byte: () -> UInt8 = {
+                        switch kind {
+                        case 0: UInt8.random(in: 0...255, using: &generator)
+                        case 1: [0, 127, 128, 255][Int.random(in: 0..<4, using: &generator)]
+                        default: 128
+                        }
+                    }
+                    let row = (0..<count).map { _ in byte() }
+                    let above = kind == 2 ? [UInt8](repeating: 0, count: count) : (0..<count).map { _ in byte() }
+                    row.withUnsafeBufferPointer { r in
+                        above.withUnsafeBufferPointer { a in
+                            guard let rp = r.baseAddress ?? UnsafePointer(bitPattern: 16),
+                                  let ap = a.baseAddress ?? UnsafePointer(bitPattern: 16) else { return }
+                            let scores = PNGEncoder.filterScores(row: rp, above: ap, count: count, bpp: bpp)
+                            for f in 0..<5 {
+                                XCTAssertEqual(scores[f], PNGEncoder.filterScore(f, row: rp, above: ap, count: count, bpp: bpp),
+                                               "filter \(f), \(bpp) bytes per pixel, \(count) bytes, kind \(kind)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     func testJPEGOutput() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("decode/upright.png"))
         let jpeg = try photo.encoded(as: .jpeg, options: EncodingOptions(jpegQuality: 95))

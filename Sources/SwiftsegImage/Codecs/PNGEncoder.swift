@@ -26,11 +26,9 @@ public enum PNGEncoder {
                         let row = px.baseAddress! + y * stride
                         let above = y > 0 ? row - stride : zero.baseAddress!
                         // Score all five filters without storing them, then write the best (the first on ties).
-                        var best = 0, bestScore = Int.max
-                        for f in 0..<5 {
-                            let score = filterScore(f, row: row, above: above, count: stride, bpp: bpp)
-                            if score < bestScore { (best, bestScore) = (f, score) }
-                        }
+                        let scores = filterScores(row: row, above: above, count: stride, bpp: bpp)
+                        var best = 0
+                        for f in 1..<5 where scores[f] < scores[best] { best = f }
                         let dst = out.baseAddress! + y * (stride + 1)
                         dst[0] = UInt8(best)
                         applyFilter(best, row: row, above: above, count: stride, bpp: bpp, into: dst + 1)
@@ -127,15 +125,79 @@ public enum PNGEncoder {
         }
     }
 
-    /// libpng's heuristic for choosing a row filter: the sum of the filtered bytes taken as signed values.
-    /// One loop per filter (the switch is resolved outside the loop), the first pixel (no left neighbour)
-    /// apart, so each loop vectorises.
-    static func filterScore(_ f: Int, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
-                            bpp: Int) -> Int {
-        @inline(__always) func magnitude(_ x: UInt8, _ prediction: Int32) -> Int32 {
-            let d = (Int32(x) &- prediction) & 0xFF
-            return d < 128 ? d : 256 &- d
+    /// The five filters' scores (``filterScore(_:row:above:count:bpp:)``) of one row in one pass, 16 bytes at a
+    /// time: each byte of the row, its left, upper and upper-left neighbours loaded once for all five, the
+    /// arithmetic in 16-bit lanes (a Paeth distance reaches ±510), the magnitudes summed in 16-bit lanes
+    /// flushed to integers every 256 steps (at most 128 each: no lane overflows). The same integers as the
+    /// per-filter reference (a test), so the same filter is chosen and the file keeps its bytes; about a
+    /// fifth of the reference's time (five passes over the row in 32-bit lanes).
+    ///
+    /// ```swift
+    /// let scores = PNGEncoder.filterScores(row: row, above: above, count: 4 * width, bpp: 4)  // RGBA
+    /// let best = (0..<5).min { scores[$0] < scores[$1] }!   // lanes 5–7 are 0
+    /// ```
+    public static func filterScores(row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                    bpp: Int) -> SIMD8<Int> {
+        typealias Bytes = SIMD16<UInt8>
+        typealias Lanes = SIMD16<Int16>
+        typealias Sums = SIMD16<UInt16>
+        let head = Swift.min(bpp, count)
+        var totals = SIMD8<Int>()
+        for f in 0..<5 {
+            for i in 0..<head { totals[f] += Int(magnitude(row[i], predicted(f, 0, Int32(above[i]), 0))) }
         }
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
+            Lanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: Bytes.self))
+        }
+        // Vector constants throughout: a comparison with a scalar (`v .< 0`) compiled to a loop over the lanes.
+        let zero = Lanes(repeating: 0), low = Lanes(repeating: 0xFF), half = Lanes(repeating: 128)
+        let full = Lanes(repeating: 256), one = Lanes(repeating: 1)
+        /// |d mod 256| as a signed byte: min(u, 256 − u) for u = d mod 256.
+        @inline(__always) func size(_ d: Lanes) -> Sums {
+            let u = d & low
+            return Sums(truncatingIfNeeded: u.replacing(with: full &- u, where: u .> half))
+        }
+        @inline(__always) func absolute(_ v: Lanes) -> Lanes { v.replacing(with: zero &- v, where: v .< zero) }
+        var i = head
+        while i + 16 <= count {
+            var s0 = Sums(), s1 = Sums(), s2 = Sums(), s3 = Sums(), s4 = Sums()
+            var steps = 0
+            while steps < 256 && i + 16 <= count {
+                let x = load(row + i), a = load(row + i - bpp), b = load(above + i), c = load(above + i - bpp)
+                s0 &+= size(x)
+                s1 &+= size(x &- a)
+                s2 &+= size(x &- b)
+                s3 &+= size(x &- ((a &+ b) &>> one))
+                let pa = absolute(b &- c), pb = absolute(a &- c), pc = absolute(a &+ b &- c &- c)
+                let paeth = a.replacing(with: b.replacing(with: c, where: pb .> pc), where: (pa .> pb) .| (pa .> pc))
+                s4 &+= size(x &- paeth)
+                i += 16
+                steps += 1
+            }
+            // A lane holds at most 256 · 128; the sixteen together may not fit 16 bits.
+            @inline(__always) func total(_ s: Sums) -> Int { Int(SIMD16<Int32>(truncatingIfNeeded: s).wrappedSum()) }
+            totals &+= SIMD8(total(s0), total(s1), total(s2), total(s3), total(s4), 0, 0, 0)
+        }
+        while i < count {
+            let a = Int32(row[i - bpp]), b = Int32(above[i]), c = Int32(above[i - bpp])
+            for f in 0..<5 { totals[f] += Int(magnitude(row[i], predicted(f, a, b, c))) }
+            i += 1
+        }
+        return totals
+    }
+
+    /// The filtered byte `x − prediction` taken as a signed value, its magnitude (0…128).
+    @inline(__always)
+    static func magnitude(_ x: UInt8, _ prediction: Int32) -> Int32 {
+        let d = (Int32(x) &- prediction) & 0xFF
+        return d < 128 ? d : 256 &- d
+    }
+
+    /// libpng's heuristic for choosing a row filter: the sum of the filtered bytes taken as signed values.
+    /// The reference for ``filterScores(row:above:count:bpp:)``: one loop per filter (the switch resolved
+    /// outside the loop), the first pixel (no left neighbour) apart.
+    public static func filterScore(_ f: Int, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                   bpp: Int) -> Int {
         @inline(__always) func sum(_ filter: Int) -> Int {
             var total = 0
             let head = Swift.min(bpp, count)
