@@ -37,6 +37,9 @@ let help = """
                       `swiftseg infer`: 2, or 1 with --threads 1).
       --png-compression fast|0-9
                       With --soak: how the cutouts are compressed (default fast, as `swiftseg infer`).
+      --encode        Instead: the PNG encoding of each sample photo's cutout alone (made once, as
+                      `swiftseg infer` makes it), `fast` and zlib level 6 in turns, --iterations times
+                      (default 20): median and fastest ms, and the bytes.
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
@@ -79,6 +82,7 @@ struct Options {
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
+    var encode = false
     var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil, mattingPhases = false
     var cores: Int? = nil
 }
@@ -138,6 +142,7 @@ func parseOptions(_ args: [String]) -> Options {
             if i + 1 < args.count, !args[i + 1].hasPrefix("-") { o.rectangles = value() }
             else { o.rectangles = "Tests/Fixtures/rectangles/cases.json" }
         case "--cases": o.rectangleCases = true
+        case "--encode": o.encode = true
         case "--matting": o.matting = true
         case "--matting-megapixels":
             guard let mp = Double(value()), mp > 0 else { die("--matting-megapixels expects a positive number") }
@@ -189,6 +194,10 @@ func gitCommit() -> String {
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
 if options.soak > 0 {
     runSoak(options)
+    exit(0)
+}
+if options.encode {
+    runEncode(options)
     exit(0)
 }
 if let manifest = options.rectangles {
@@ -298,9 +307,7 @@ if !options.json { print("\n" + stageTables.joined(separator: "\n"), terminator:
 /// The batch pipeline on `options.soak` photos: throughput and whether memory stays flat.
 func runSoak(_ options: Options) {
     ProcessMemory.returnLargeBlocksToSystem()  // as `swiftseg infer` does for batches
-    let photos = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Tests/Fixtures/photos").path
-    let files = ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"].map { "\(photos)/\($0)" }
+    let files = samplePhotoPaths()
     let out = NSTemporaryDirectory() + "swiftseg-soak-\(getpid())"
     try? FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: out) }
