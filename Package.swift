@@ -91,7 +91,7 @@ let package = Package(
         .systemLibrary(name: "_CKernelSupport"),
 
         // MARK: Tests
-        .testTarget(name: "SwiftsegImageTests", dependencies: ["SwiftsegImage"]),
+        .testTarget(name: "SwiftsegImageTests", dependencies: ["SwiftsegImage", "_CPNG"]),  // zlib: the reference inflater
         .testTarget(name: "SwiftsegRuntimeTests",
                     dependencies: ["SwiftsegRuntime", "SwiftsegKernels", "SwiftsegKernelsAVX2",
                                    "SwiftsegKernelsAVX512", "SwiftsegTestSupport"]),

@@ -6,11 +6,15 @@
 #
 #   Tools/check_same_outputs.sh REV            # e.g. Tools/check_same_outputs.sh HEAD~3
 #   Tools/check_same_outputs.sh --binary PATH  # compare against an already built swiftseg binary
+#   Tools/check_same_outputs.sh --pixels REV   # a PNG whose bytes differ passes if it decodes to the same
+#                                              # pixels (for a change of encoder; needs Pillow: Tools/venv.sh)
 #
 # Both builds run on this machine, so they pick the same kernel build and the same OpenBLAS kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+pixels=0
+if [ "${1:-}" = --pixels ]; then pixels=1; shift; fi
 [ $# -ge 1 ] || usage 2
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 case "$1" in
@@ -56,6 +60,28 @@ run "$old" "$tmp/old"
 run "$new" "$tmp/new"
 if diff -r "$tmp/old" "$tmp/new"; then
   echo "same outputs: $(find "$tmp/new" -type f | wc -l) files identical"
+elif [ "$pixels" = 1 ]; then
+  # Every difference must be a PNG present in both whose decoded pixels (and mode) are equal.
+  python="$(pwd)/Tools/.venv/bin/python"; [ -x "$python" ] || python=python3
+  (cd "$tmp" && "$python" - <<'EOF'
+import filecmp, os, sys
+from PIL import Image
+same = pixels = 0
+bad = []
+for root, _, files in os.walk("new"):
+    for f in files:
+        new = os.path.join(root, f); old = "old" + new[3:]
+        if not os.path.exists(old): bad.append(new); continue
+        if filecmp.cmp(old, new, shallow=False): same += 1; continue
+        if f.endswith(".png"):
+            a, b = Image.open(old), Image.open(new)
+            if a.mode == b.mode and a.size == b.size and a.tobytes() == b.tobytes(): pixels += 1; continue
+        bad.append(new)
+if bad:
+    sys.exit("outputs differ beyond PNG bytes: " + ", ".join(sorted(bad)))
+print(f"same outputs: {same} files identical, {pixels} PNGs with the same pixels in other bytes")
+EOF
+  )
 else
   echo "outputs differ (above)" >&2
   exit 1

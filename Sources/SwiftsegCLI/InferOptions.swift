@@ -74,7 +74,7 @@ struct InferOptions {
         OptionSpec(names: ["--format"], valueName: "FMT",
                    help: "png or jpeg (default: from the output's extension, else png). JPEG has no alpha:\nuse it for masks and opaque composites."),
         OptionSpec(names: ["--png-compression"], valueName: "fast|0-9",
-                   help: "PNG compression: fast (default: zlib run-length, level 1 for gray photos; ~1/6 of\nlevel 6's time, files about as small) or a zlib level, 0 stored … 9 smallest\n(6 = libpng's and Pillow's default)."),
+                   help: "PNG compression: fast (default: run-length deflate, zlib level 1 for gray photos;\n~1/7 of level 6's time, files about as small) or a zlib level, 0 stored … 9 smallest\n(6 = libpng's and Pillow's default)."),
         OptionSpec(names: ["--jpeg-quality"], valueName: "1-100", help: "JPEG quality (90)."),
         BatchOptions.ignoreOrientation,
         BatchOptions.maxPixels,

@@ -2,7 +2,7 @@ import _CPNG
 
 /// A small PNG writer (non-interlaced, 8- or 16-bit gray/RGB/RGBA) with per-row adaptive filtering, as
 /// libpng chooses by default (the filter with the smallest sum of absolute values), and a settable zlib level or
-/// run-length strategy (``PNGCompression``), which libpng's simplified API does not offer.
+/// run-length deflate (``PNGCompression``, ``RunLengthDeflate``), which libpng's simplified API does not offer.
 ///
 /// ```swift
 /// let png = try PNGEncoder.encode(width: 2, height: 1, channels: 1, bitDepth: 16, rows: [0, 1, 255, 255],
@@ -72,11 +72,12 @@ public enum PNGEncoder {
         }
     }
 
-    /// `data` as one zlib stream: `.fast` is zlib's run-length strategy (Z_RLE; its level does not matter) —
-    /// or, for `grayContent` (gray pixels stored as RGB(A): their bytes repeat four apart, beyond a run), level 1
-    /// of the default strategy, which finds those repeats at about the same speed (the coins scan: 224 kB
-    /// run-length, 161 kB level 1, 149 kB level 6); `.level(n)` the default strategy at level n.
+    /// `data` as one zlib stream: `.fast` is run-length deflate (``RunLengthDeflate``) — or, for `grayContent`
+    /// (gray pixels stored as RGB(A): their bytes repeat four apart, beyond a run), zlib's level 1 of the default
+    /// strategy, which finds those repeats at about the same speed (the coins scan: 224 kB run-length, 161 kB
+    /// level 1, 149 kB level 6); `.level(n)` zlib's default strategy at level n.
     static func deflate(_ data: [UInt8], _ compression: PNGCompression, grayContent: Bool = false) throws -> [UInt8] {
+        if compression == .fast && !grayContent { return RunLengthDeflate.compress(data) }
         let (level, strategy): (Int32, Int32) = switch compression {
         case .fast: grayContent ? (1, Z_DEFAULT_STRATEGY) : (1, Z_RLE)
         case .level(let n): (Int32(min(max(n, 0), 9)), Z_DEFAULT_STRATEGY)
