@@ -310,6 +310,13 @@ final class ServiceTests: XCTestCase {
             catch let error as HTTPError { XCTAssertEqual(error.status, 400); refused += 1 }
         }
         XCTAssertGreaterThan(refused, 1000, "most mutations break the framing")
+        // Data full of the delimiter's first bytes and near misses ("\r\n--swiftseg…" cut short), and a part that
+        // ends right at the closing delimiter: each field comes back whole.
+        let nearMisses = (0..<40).flatMap { Array("\r\n--swiftsegTestBoundary7MA4YWx".utf8).prefix($0 % 33) + [13, 10, 13] }
+        let tricky = TestConnection.multipart([("a", "a.bin", nearMisses), ("b", nil, [13]), ("c", nil, [])])
+        let fields = try MultipartForm(body: tricky.body, contentType: tricky.contentType).fields
+        XCTAssertEqual(fields.map(\.name), ["a", "b", "c"])
+        XCTAssertEqual(fields.map(\.data), [nearMisses, [13], []])
         for type in ["multipart/form-data", "multipart/form-data; boundary=", "multipart/form-data; boundary=\"\""] {
             XCTAssertThrowsError(try MultipartForm(body: form.body, contentType: type), type)
         }
