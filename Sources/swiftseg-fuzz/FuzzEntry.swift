@@ -4,8 +4,9 @@ import SwiftsegModels
 import SwiftsegRuntime
 
 // swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (PNG, JPEG,
-// EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both; the
-// harness fails only by crashing, hanging or running out of memory (errors are the expected outcome).
+// EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
+// image that decodes goes through the PNG writer and back (the same pixels, or a crash); the harness fails only
+// by crashing, hanging or running out of memory (errors are the expected outcome).
 //
 //   swift build -c release --product swiftseg-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DSWIFTSEG_LIBFUZZER
 //   mkdir -p /tmp/corpus && cp Tests/Fixtures/decode/* Weights/u2netp.safetensors /tmp/corpus/
@@ -23,7 +24,10 @@ enum FuzzTarget {
         let image: String
         do {
             let decoded = try Image(encoded: bytes, name: "input", options: decoding)
-            image = "image \(decoded.width)×\(decoded.height)×\(decoded.channels)"
+            // Whatever decodes must survive our own PNG writer (its run-length deflate, `fast`): same pixels back.
+            let again = try Image(encoded: try decoded.pngData(), name: "re-encoded", options: decoding)
+            precondition(again == decoded, "a decoded image re-encoded as PNG came back different")
+            image = "image \(decoded.width)×\(decoded.height)×\(decoded.channels), re-encoded as PNG"
         } catch {
             image = "image error: \(error)"
         }

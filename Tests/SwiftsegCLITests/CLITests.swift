@@ -331,7 +331,7 @@ final class CLITests: CLITestCase {
     }
 
     /// The fuzz harness's replay mode (how a saved crash is reproduced) runs each file through the decoders
-    /// and the weights loader and says what each made of it.
+    /// (and a decoded image through the PNG writer and back) and the weights loader, and says what each made of it.
     func testFuzzHarnessReplaysInputs() throws {
         let harness = Bundle.main.bundleURL.appendingPathComponent("swiftseg-fuzz").path
         let weights = URL(fileURLWithPath: Self.fixtures).deletingLastPathComponent().deletingLastPathComponent()
@@ -339,7 +339,7 @@ final class CLITests: CLITestCase {
         let r = try run(["\(Self.fixtures)/decode/baseline.jpg", weights, "\(Self.fixtures)/decode/cmyk.jpg"], binary: harness)
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = String(decoding: r.stdout, as: UTF8.self)
-        XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3; weights error"), out)
+        XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3, re-encoded as PNG; weights error"), out)
         XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG or JPEG image; weights: a complete U²-Net"), out)
         XCTAssertTrue(out.contains("cmyk.jpg: image error: input: unsupported: CMYK JPEG"), out)
         XCTAssertEqual(try run(["\(tmp)/missing"], binary: harness).status, 1)

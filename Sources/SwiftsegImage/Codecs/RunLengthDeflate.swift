@@ -68,6 +68,7 @@ public enum RunLengthDeflate {
             let adler = UInt32(adler32(adler32(0, nil, 0), data.baseAddress, UInt32(count)))
             writer.bytes(UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF))
             written = writer.finish()
+            precondition(written <= capacity, "the deflate stream overran its bound")  // a bug, never the input's doing
         }
     }
 
