@@ -9,6 +9,8 @@ import SwiftsegRuntime
 // by crashing, hanging or running out of memory (errors are the expected outcome).
 //
 //   swift build -c release --product swiftseg-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DSWIFTSEG_LIBFUZZER
+//       (if ld.gold stops with "internal error in format_file_lineno", link with the toolchain's lld instead:
+//        add -Xswiftc -Xclang-linker -Xswiftc -fuse-ld=lld)
 //   mkdir -p /tmp/corpus && cp Tests/Fixtures/decode/* Weights/u2netp.safetensors /tmp/corpus/
 //   .build/release/swiftseg-fuzz /tmp/corpus -max_len=2000000 -rss_limit_mb=2048 -max_total_time=600
 //

@@ -66,8 +66,8 @@ public struct MultipartForm: Sendable {
     }
 
     /// The first index of `needle` in `haystack` at or after `from`: `memchr` to each candidate first byte, then
-    /// `memcmp` (the byte-by-byte scan this replaced took 0.33 ms over a photo's 790 kB, a part's end being
-    /// looked for through all its data; this, 0.03).
+    /// `memcmp` — about ten times faster than comparing byte by byte, which matters because a part's end is
+    /// looked for through all of its data (a whole photo).
     static func find(_ needle: [UInt8], in haystack: [UInt8], from: Int) -> Int? {
         guard !needle.isEmpty, from >= 0, haystack.count >= needle.count, from <= haystack.count - needle.count else { return nil }
         return haystack.withUnsafeBytes { h in
