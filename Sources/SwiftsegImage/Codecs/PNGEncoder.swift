@@ -79,7 +79,7 @@ public enum PNGEncoder {
     static func deflate(_ data: [UInt8], _ compression: PNGCompression, grayContent: Bool = false) throws -> [UInt8] {
         if compression == .fast && !grayContent { return RunLengthDeflate.compress(data) }
         let (level, strategy): (Int32, Int32) = switch compression {
-        case .fast: grayContent ? (1, Z_DEFAULT_STRATEGY) : (1, Z_RLE)
+        case .fast: (1, Z_DEFAULT_STRATEGY)  // gray content: the rest of `.fast` returned above
         case .level(let n): (Int32(min(max(n, 0), 9)), Z_DEFAULT_STRATEGY)
         }
         var stream = z_stream()
@@ -131,7 +131,7 @@ public enum PNGEncoder {
     /// arithmetic in 16-bit lanes (a Paeth distance reaches ±510), the magnitudes summed in 16-bit lanes
     /// flushed to integers every 256 steps (at most 128 each: no lane overflows). The same integers as the
     /// per-filter reference (a test), so the same filter is chosen and the file keeps its bytes; about a
-    /// fifth of the reference's time (five passes over the row in 32-bit lanes).
+    /// third of the reference's time (five passes over the row in 32-bit lanes).
     ///
     /// ```swift
     /// let scores = PNGEncoder.filterScores(row: row, above: above, count: 4 * width, bpp: 4)  // RGBA
