@@ -159,6 +159,9 @@ extension WinogradKernels {
                     storeRow(across: tmp + i * 6, bias: b, count: count, into: plane + offset,
                              residual: res.map { $0 + offset }, activation, scratch: ys)
                 }
+                if co + 1 < channels, let res {
+                    prefetchRows(res + h * w + 6 * ty * w + ox0, rows: rows, width: w, count: count)
+                }
                 t += width
             }
             #if !(SWIFTSEG_PERMUTES || arch(arm64))

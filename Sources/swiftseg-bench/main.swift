@@ -47,6 +47,11 @@ let help = """
       --transforms    Instead: time the Winograd transforms alone, ns per 16 tiles and channel (fastest of
                       --iterations, default here 200), both tile shapes, on one tile row of planes --size
                       wide (default 320) with 8 channels (in cache) and 128 (not), for each --isa.
+      --gemm          Instead: time the Winograd channel mix's GEMM alone (all positions of one tile-row
+                      task, operands as the convs lay them out, one thread, fastest of --iterations,
+                      default here 100), GFLOP/s for each --isa with its own GEMM; in×out pairs from
+                      --channels (default u2netp's and u2net's), tiles from --size (default 80, one 320
+                      tile row).
       --rectangles [MANIFEST]
                       Instead: rectangle detection on a test set with exact ground truth (default
                       Tests/Fixtures/rectangles/cases.json, from Tools/make_rectangle_cases.py) with
@@ -77,7 +82,7 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, transforms = false, sizesGiven = false
+    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, transforms = false, gemm = false, sizesGiven = false
     var iterationsGiven = false
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
@@ -150,6 +155,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--matting-output": o.mattingOutput = value()
         case "--phases": o.mattingPhases = true
         case "--transforms": o.transforms = true
+        case "--gemm": o.gemm = true
         case "--channels":
             let v = value()
             o.channelPairs = v.split(separator: ",").map { pair in
@@ -217,6 +223,10 @@ if options.layers {
 }
 if options.transforms {
     runTransforms(options)
+    exit(0)
+}
+if options.gemm {
+    runGEMM(options)
     exit(0)
 }
 let commit = gitCommit()
@@ -370,6 +380,29 @@ func runTransforms(_ options: Options) {
                                                             repetitions: repetitions)
                     print(String(format: "| %@ | %d | %d | %@ | %.1f | %.1f |", "\(tile)", width, channels, isa.rawValue,
                                  t.inputNanoseconds, t.outputNanoseconds))
+                }
+            }
+        }
+    }
+}
+
+/// The Winograd channel mix's GEMM alone (`WinogradGEMMTiming`), both tile shapes: how near the register blocking
+/// runs to the core's peak (Tools/peak_flops.c) on the channel counts the networks have.
+func runGEMM(_ options: Options) {
+    let tiles = options.sizesGiven ? options.sizes : [80]
+    let repetitions = options.iterationsGiven ? options.iterations : 100
+    let pairs = options.channelPairs ?? [(16, 16), (32, 16), (64, 16), (16, 64), (32, 64), (64, 64), (128, 64), (128, 128), (256, 256)]
+    print("fastest of \(repetitions), one thread\n")
+    print("| tile | tiles | in→out | isa | µs | GFLOP/s |")
+    print("|---|---|---|---|---|---|")
+    for tile in WinogradTile.allCases {
+        for n in tiles {
+            for (cin, cout) in pairs {
+                for isa in options.isas where isa != .baseline {
+                    let g = WinogradGEMMTiming.measure(inChannels: cin, outChannels: cout, tiles: n, tile: tile,
+                                                       isa: isa, repetitions: repetitions)
+                    print(String(format: "| %@ | %d | %d→%d | %@ | %.1f | %.1f |", "\(tile)", n, cin, cout, isa.rawValue,
+                                 g.nanoseconds / 1000, g.gflops))
                 }
             }
         }

@@ -53,3 +53,49 @@ public enum WinogradTransformTiming {
         return Result(inputNanoseconds: Double(input) / units, outputNanoseconds: Double(outputTime) / units)
     }
 }
+
+/// Timing of the Winograd channel mix's GEMM on its own, for `swiftseg-bench --gemm`: all positions of one task's
+/// V (`inChannels × positions × tiles`, laid out as the tile-row tasks lay it out) multiplied into M, as
+/// ``Conv2D`` runs it, so that the register blocking can be read in GFLOP/s against the core's peak.
+///
+/// ```swift
+/// let g = WinogradGEMMTiming.measure(inChannels: 64, outChannels: 16, tiles: 80, tile: .f6x4, isa: .best,
+///                                    repetitions: 50)
+/// print(g.gflops)
+/// ```
+public enum WinogradGEMMTiming {
+    public struct Result: Sendable {
+        /// The fastest repetition, in nanoseconds.
+        public let nanoseconds: Double
+        /// Multiply-adds × 2 per second of the fastest repetition, in GFLOP/s (padding lanes not counted).
+        public let gflops: Double
+    }
+
+    /// Runs the channel mix of one task (`tiles` tiles, rounded up to the SIMD width for the leading dimension)
+    /// `repetitions` times with `isa`'s kernels (it must be supported and have its own GEMM), on one thread.
+    public static func measure(inChannels: Int, outChannels: Int, tiles: Int, tile: WinogradTile, isa: KernelISA,
+                               repetitions: Int) -> Result {
+        precondition(inChannels > 0 && outChannels > 0 && tiles > 0 && repetitions > 0, "sizes must be positive")
+        let kernels = Kernels.of(isa)
+        precondition(kernels.winogradGEMM != nil, "the \(isa.rawValue) build multiplies through BLAS")
+        let weight = Tensor(shape: [outChannels * inChannels * 9]), bias = Tensor(shape: [outChannels])
+        for i in 0..<weight.count { weight.data[i] = Float((i * 7919) % 201 - 100) / 3000 }
+        let conv = Conv2D(outChannels: outChannels, inChannels: inChannels, kernelSize: 3, dilation: 1,
+                          weight: weight.data, bias: bias.data, prepareFastKernels: true, winogradTile: tile)
+        let ld = (tiles + 15) / 16 * 16
+        let stride = WinogradKernels.channelStride(positions: tile.positions, ld: ld)
+        let v = UnsafeMutablePointer<Float>.allocate(capacity: inChannels * stride)
+        let m = UnsafeMutablePointer<Float>.allocate(capacity: outChannels * stride)
+        defer { v.deallocate(); m.deallocate() }
+        for i in 0..<inChannels * stride { v[i] = Float(i % 89) / 89 - 0.5 }
+        var fastest = UInt64.max
+        for _ in 0..<repetitions {
+            let t0 = DispatchTime.now().uptimeNanoseconds
+            conv.winogradChannelMix(conv.winograd!, channels: 0..<outChannels, columns: tiles, v: v, m: m, ld: ld,
+                                    kernels: kernels)
+            fastest = min(fastest, DispatchTime.now().uptimeNanoseconds - t0)
+        }
+        let flops = 2.0 * Double(outChannels * inChannels * tile.positions * tiles)
+        return Result(nanoseconds: Double(fastest), gflops: flops / Double(fastest))
+    }
+}
