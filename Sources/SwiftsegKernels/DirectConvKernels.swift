@@ -15,10 +15,18 @@ public enum DirectConvKernels {
     static func paddedRowFloats(width w: Int) -> Int { (w + 2 + 31) / 16 * 16 }
 
     /// Floats of scratch ``conv3x3Rows(input:inChannels:height:width:weight:bias:channels:_:rows:_:output:epilogue:scratch:)``
-    /// needs (the caller's buffer need not be aligned).
+    /// needs (the caller's buffer need not be aligned): the ring, or the thin path's rows.
     public static func scratchFloats(inChannels: Int, width: Int) -> Int {
-        3 * inChannels * paddedRowFloats(width: width) + 16
+        Swift.max(3 * inChannels, thinRowsFloats) * paddedRowFloats(width: width) + 16
     }
+
+    /// Output channels up to which ``conv3x3Rows(input:inChannels:height:width:weight:bias:channels:_:rows:_:output:epilogue:scratch:)``
+    /// takes the thin path (``thinRowsBody``), when there are at least as many input channels.
+    public static let thinMaximumOutputs = 1
+    /// Output rows the thin path sums at once.
+    static let thinGroupRows = 4
+    /// Padded rows the thin path keeps in the scratch: the group's input rows and its sums.
+    static let thinRowsFloats = 2 * thinGroupRows + 2
 
     /// Output rows `y0 ..< y1` of output channels `co0 ..< co1`: out = conv + bias, then the epilogue's
     /// activation and residual (planes laid out like `output`). `weight` is OIHW for all output channels;
@@ -37,6 +45,23 @@ public enum DirectConvKernels {
                                    channels co0: Int, _ co1: Int, rows y0: Int, _ y1: Int,
                                    output: UnsafeMutablePointer<Float>, epilogue: KernelEpilogue,
                                    scratch: UnsafeMutablePointer<Float>) {
+        if co1 - co0 <= thinMaximumOutputs && cin > thinMaximumOutputs {
+            switch epilogue.activation {
+            case .none:
+                thinRowsBody(input: input, inChannels: cin, height: h, width: w, weight: weight, bias: bias,
+                             channels: co0, co1, rows: y0, y1, output: output, residual: epilogue.residual, Identity.self,
+                             scratch: scratch)
+            case .relu:
+                thinRowsBody(input: input, inChannels: cin, height: h, width: w, weight: weight, bias: bias,
+                             channels: co0, co1, rows: y0, y1, output: output, residual: epilogue.residual, ReLU.self,
+                             scratch: scratch)
+            case .relu6:
+                thinRowsBody(input: input, inChannels: cin, height: h, width: w, weight: weight, bias: bias,
+                             channels: co0, co1, rows: y0, y1, output: output, residual: epilogue.residual, ReLU6.self,
+                             scratch: scratch)
+            }
+            return
+        }
         // The loops specialised per activation (``VectorActivation``), called with every value as an argument: a
         // local closure capturing them was not inlined, and its loops reloaded them from its context (+6 %).
         switch epilogue.activation {
@@ -129,6 +154,130 @@ public enum DirectConvKernels {
                 x += width
             }
         }
+    }
+
+    /// The path for layers with fewer output channels than input channels (U²-Net's 64→1 side outputs): each
+    /// output channel's rows in groups of ``thinGroupRows``, their sums kept in padded rows of the scratch while the
+    /// input channels go by one at a time, each channel's rows copied (zero-padded) once per group. Four rows of
+    /// sums and one input vector fit AVX2's registers, and every input vector loaded feeds up to three rows of
+    /// sums, where the ring path loaded each input vector for one output vector and, on 64 channels, read the
+    /// ring from L2 (PERF.md). The sums run in the reference's order (bias, then input channels, kernel rows
+    /// and columns in turn).
+    @inline(never)
+    static func thinRowsBody<A: VectorActivation>(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int,
+                                                  width w: Int, weight: UnsafePointer<Float>,
+                                                  bias: UnsafePointer<Float>, channels co0: Int, _ co1: Int,
+                                                  rows y0: Int, _ y1: Int, output: UnsafeMutablePointer<Float>,
+                                                  residual: UnsafePointer<Float>?, _ activation: A.Type,
+                                                  scratch: UnsafeMutablePointer<Float>) {
+        let hw = h * w
+        let stride = paddedRowFloats(width: w)
+        let padded = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: thinRowsFloats * stride)
+        let sums = padded + (thinGroupRows + 2) * stride   // thinGroupRows rows of sums, `stride` apart
+        let vectors = (w + width - 1) / width               // per row, the last one partly past the row
+        for co in co0..<co1 {
+            var y = y0
+            while y < y1 {
+                let rows = Swift.min(thinGroupRows, y1 - y)
+                let b = Vector(repeating: bias[co])
+                for j in 0..<rows {
+                    for v in 0..<vectors { SIMDKernels.store(b, sums + (j * stride + v * width)) }
+                }
+                for ci in 0..<cin {
+                    let plane = input + ci * hw, next = ci + 1 < cin ? plane + hw : nil
+                    for r in 0..<(rows + 2) {  // input rows y - 1 ..< y + rows + 1, element k = pixel k - 1
+                        let yy = y - 1 + r, dst = padded + r * stride
+                        guard yy >= 0 && yy < h else { fill(dst, count: stride); continue }
+                        copyPadded(plane + yy * w, width: w, into: dst, stride: stride,
+                                   prefetching: next.map { $0 + yy * w })
+                    }
+                    let k = weight + (co * cin + ci) * 9
+                    switch rows {
+                    case 4: thinSums(4, padded: padded, stride: stride, sums: sums, vectors: vectors, weights: k)
+                    case 3: thinSums(3, padded: padded, stride: stride, sums: sums, vectors: vectors, weights: k)
+                    case 2: thinSums(2, padded: padded, stride: stride, sums: sums, vectors: vectors, weights: k)
+                    default: thinSums(1, padded: padded, stride: stride, sums: sums, vectors: vectors, weights: k)
+                    }
+                }
+                for j in 0..<rows {  // the epilogue, into the output row
+                    let offset = co * hw + (y + j) * w, row = sums + j * stride
+                    var x = 0
+                    while x + width <= w {
+                        var v = A.apply(SIMDKernels.load(row + x))
+                        if let residual { v += SIMDKernels.load(residual + (offset + x)) }
+                        SIMDKernels.store(v, output + (offset + x))
+                        x += width
+                    }
+                    if x < w {
+                        let v = A.apply(SIMDKernels.load(row + x))
+                        for lane in 0..<(w - x) { output[offset + x + lane] = v[lane] + (residual?[offset + x + lane] ?? 0) }
+                    }
+                }
+                y += rows
+            }
+        }
+    }
+
+    /// One input channel's taps added to `rows` (1–4: a constant at each call, so the unused sums fold away)
+    /// rows of sums: input row r (of rows + 2) feeds sum rows r − 2 … r, with kernel row r − j for sum row j.
+    @inline(__always)
+    static func thinSums(_ rows: Int, padded: UnsafePointer<Float>, stride: Int, sums: UnsafeMutablePointer<Float>,
+                         vectors: Int, weights k: UnsafePointer<Float>) {
+        @inline(__always) func taps(_ a: inout Vector, _ ky: Int, _ l: Vector, _ c: Vector, _ r: Vector) {
+            a = SIMDKernels.multiplyAdd(Vector(repeating: k[3 * ky]), l, a)
+            a = SIMDKernels.multiplyAdd(Vector(repeating: k[3 * ky + 1]), c, a)
+            a = SIMDKernels.multiplyAdd(Vector(repeating: k[3 * ky + 2]), r, a)
+        }
+        for v in 0..<vectors {
+            let x = v * width
+            var a0 = SIMDKernels.load(sums + x)
+            var a1 = rows > 1 ? SIMDKernels.load(sums + (stride + x)) : Vector()
+            var a2 = rows > 2 ? SIMDKernels.load(sums + (2 * stride + x)) : Vector()
+            var a3 = rows > 3 ? SIMDKernels.load(sums + (3 * stride + x)) : Vector()
+            // Called with constant r, so each call's tests fold away (a loop over r kept them at run time).
+            @inline(__always) func input(_ r: Int) {
+                guard r < rows + 2 else { return }
+                let p = padded + (r * stride + x)
+                let l = SIMDKernels.load(p), c = SIMDKernels.load(p + 1), q = SIMDKernels.load(p + 2)
+                if r <= 2 { taps(&a0, r, l, c, q) }
+                if rows > 1 && r >= 1 && r <= 3 { taps(&a1, r - 1, l, c, q) }
+                if rows > 2 && r >= 2 && r <= 4 { taps(&a2, r - 2, l, c, q) }
+                if rows > 3 && r >= 3 { taps(&a3, r - 3, l, c, q) }
+            }
+            input(0); input(1); input(2); input(3); input(4); input(5)
+            SIMDKernels.store(a0, sums + x)
+            if rows > 1 { SIMDKernels.store(a1, sums + (stride + x)) }
+            if rows > 2 { SIMDKernels.store(a2, sums + (2 * stride + x)) }
+            if rows > 3 { SIMDKernels.store(a3, sums + (3 * stride + x)) }
+        }
+    }
+
+    /// `row` (`w` pixels) into `dst` as element k = pixel k − 1, zeros around it up to `stride`; prefetches the
+    /// same pixels of `nextRow` (the next channel's: a plane away, where the hardware prefetchers do not look).
+    @inline(__always)
+    static func copyPadded(_ src: UnsafePointer<Float>, width w: Int, into dst: UnsafeMutablePointer<Float>,
+                           stride: Int, prefetching nextRow: UnsafePointer<Float>?) {
+        dst[0] = 0
+        var x = 0
+        if let nextRow {
+            while x + width <= w {
+                swiftseg_prefetch(nextRow + x)
+                SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width
+            }
+            if x < w { swiftseg_prefetch(nextRow + (w - 1)) }
+        }
+        while x + width <= w { SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width }
+        while x < w { dst[1 + x] = src[x]; x += 1 }
+        while x + 1 < stride { dst[1 + x] = 0; x += 1 }
+    }
+
+    /// Zeros `count` floats.
+    @inline(__always)
+    static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + width <= count { SIMDKernels.store(Vector(repeating: 0), p + i); i += width }
+        while i < count { p[i] = 0; i += 1 }
     }
 
     /// Eight output channels of one vector: eight accumulators (fills AVX-512's registers; spills on AVX2).

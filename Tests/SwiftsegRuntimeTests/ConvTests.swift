@@ -153,11 +153,13 @@ final class ConvTests: XCTestCase {
 
     /// The direct 3×3 kernel against the reference: widths below, at and just past a vector (1, 15, 16, 17, 33)
     /// and long rows, one and two rows, output channels covering the 8-, 4- and 1-channel blocks, odd input
-    /// channel counts (the paired partial sums), every epilogue, writing into a channel slice, each build the CPU
-    /// runs, one and two threads.
+    /// channel counts (the paired partial sums), one output channel (the thin path, its row groups and what they
+    /// leave), every epilogue, writing into a channel slice, each build the CPU runs, one and two threads.
     func testDirectMatchesReference() {
         let shapes = [(1, 1, 1, 1), (3, 64, 17, 33), (64, 1, 9, 16), (5, 13, 2, 15), (3, 5, 1, 17), (2, 4, 23, 31),
-                      (17, 3, 6, 320), (64, 8, 5, 48), (4, 16, 20, 20), (3, 11, 7, 1)]
+                      (17, 3, 6, 320), (64, 8, 5, 48), (4, 16, 20, 20), (3, 11, 7, 1),
+                      // one output channel (the thin path): row groups of 4 and the 1–3 left over, short and odd rows
+                      (2, 1, 1, 1), (7, 1, 2, 15), (16, 1, 3, 17), (9, 1, 4, 33), (64, 1, 11, 47), (5, 1, 13, 320)]
         for (n, (cin, cout, h, w)) in shapes.enumerated() {
             let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(60 + n))
             let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(160 + n))
@@ -192,7 +194,8 @@ final class ConvTests: XCTestCase {
         }
         XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 10, width: 10), .direct)
         XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 160, width: 160), .direct)
-        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 320, width: 320), .winograd)
+        XCTAssertEqual(conv(64, 1).selectKernel(policy: .auto, height: 320, width: 320), .direct)   // the thin path
+        XCTAssertEqual(conv(64, 4).selectKernel(policy: .auto, height: 320, width: 320), .winograd)
         let exactOnly = Conv2D(outChannels: 1, inChannels: 64, kernelSize: 3, dilation: 1,
                                weight: randomTensor(channels: 1, height: 64, width: 9, seed: 7).data,
                                bias: randomTensor(channels: 1, height: 1, width: 1, seed: 8).data)

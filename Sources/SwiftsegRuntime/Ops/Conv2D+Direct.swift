@@ -14,18 +14,21 @@ extension Conv2D {
     /// Fewest pixels for which `.auto` picks the direct kernel on a layer thin on the input side only: below
     /// ~64×64, im2col + GEMM with its short K (27 for 3 channels) is faster.
     static let directMinimumPixelsForThinInput = 64 * 64
-    /// Largest input (bytes) for which `.auto` picks the direct kernel on a layer thin on the output side: past
-    /// the caches the direct kernel reads its input planes, one row of each channel at a time, at a few GB/s,
-    /// while Winograd's F(6×4) streams whole rows (64→1 at 320×320, 26 MB: direct ~20 % slower than Winograd;
-    /// at 160×160, 6.5 MB: ~20 % faster).
+    /// Largest input (bytes) for which `.auto` picks the direct kernel on a layer with 2–4 output channels: past
+    /// the caches its ring path reads the input planes, one row of each channel at a time, at a few GB/s, while
+    /// Winograd's F(6×4) streams whole rows (64→4 at 320×320, 26 MB: direct 1.5–2× slower than Winograd; at
+    /// 80×80 about even). One output channel takes the kernel's thin path, faster than Winograd at every size.
     static let directMaximumInputBytesForThinOutput = 16 << 20
 
-    /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with at
-    /// most 4 output channels the direct kernel was 2–4× faster than Winograd and GEMM from 10×10 to 160×160,
-    /// and slower than Winograd at 320×320 (``directMaximumInputBytesForThinOutput``); with 3 or 4 input
-    /// channels it was fastest from 80×80 up and GEMM below 64×64.
+    /// `.auto`'s choice for thin layers (nil for the others). From `swiftseg-bench --layers` (PERF.md): with one
+    /// output channel the direct kernel's thin path was 1.4–2.2× faster than Winograd from 40×40 to 320×320 (64→1
+    /// on Zen 3: 0.08 against 0.17 ms, 0.8 against 1.5, 4.2 against 6.0); with 2–4 output channels its ring path
+    /// was 2–4× faster than Winograd and GEMM from 10×10 to 160×160 and slower at 320×320
+    /// (``directMaximumInputBytesForThinOutput``); with 3 or 4 input channels it was fastest from 80×80 up and
+    /// GEMM below 64×64.
     func thinLayerKernel(height: Int, width: Int) -> ConvKernelPolicy? {
         guard supportsDirect else { return nil }
+        if outChannels <= DirectConvKernels.thinMaximumOutputs && inChannels > outChannels { return .direct }
         if outChannels <= Conv2D.directMaximumThinChannels {
             let inputBytes = inChannels * height * width * MemoryLayout<Float>.size
             return inputBytes > Conv2D.directMaximumInputBytesForThinOutput && supportsWinograd ? nil : .direct
