@@ -96,18 +96,8 @@ public enum DirectConvKernels {
         @inline(__always) func padded(_ ci: Int, _ r: Int) -> UnsafeMutablePointer<Float> { ring + (ci * 3 + r % 3) * stride }
         @inline(__always) func load(row r: Int) {
             for ci in 0..<cin {
-                let dst = padded(ci, r), src = input + ci * hw + r * w
-                dst[0] = 0
-                var x = 0
-                if r + 1 < h {  // and the row below, which the next call copies (see the doc comment)
-                    while x + width <= w {
-                        swiftseg_prefetch(src + (w + x))
-                        SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width
-                    }
-                }
-                while x + width <= w { SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width }
-                while x < w { dst[1 + x] = src[x]; x += 1 }
-                while x + 1 < stride { dst[1 + x] = 0; x += 1 }
+                let src = input + ci * hw + r * w   // and the row below, which the next call copies
+                copyPadded(src, width: w, into: padded(ci, r), stride: stride, prefetching: r + 1 < h ? src + w : nil)
             }
         }
         for r in Swift.max(0, y0 - 1)..<Swift.min(h, y0 + 1) { load(row: r) }
@@ -188,7 +178,7 @@ public enum DirectConvKernels {
                     let plane = input + ci * hw, next = ci + 1 < cin ? plane + hw : nil
                     for r in 0..<(rows + 2) {  // input rows y - 1 ..< y + rows + 1, element k = pixel k - 1
                         let yy = y - 1 + r, dst = padded + r * stride
-                        guard yy >= 0 && yy < h else { fill(dst, count: stride); continue }
+                        guard yy >= 0 && yy < h else { SIMDKernels.fill(dst, count: stride); continue }
                         copyPadded(plane + yy * w, width: w, into: dst, stride: stride,
                                    prefetching: next.map { $0 + yy * w })
                     }
@@ -254,7 +244,8 @@ public enum DirectConvKernels {
     }
 
     /// `row` (`w` pixels) into `dst` as element k = pixel k − 1, zeros around it up to `stride`; prefetches the
-    /// same pixels of `nextRow` (the next channel's: a plane away, where the hardware prefetchers do not look).
+    /// same pixels of `nextRow` (the ring's next row, or the thin path's next channel, a plane away, where the
+    /// hardware prefetchers do not look).
     @inline(__always)
     static func copyPadded(_ src: UnsafePointer<Float>, width w: Int, into dst: UnsafeMutablePointer<Float>,
                            stride: Int, prefetching nextRow: UnsafePointer<Float>?) {
@@ -270,14 +261,6 @@ public enum DirectConvKernels {
         while x + width <= w { SIMDKernels.store(SIMDKernels.load(src + x), dst + 1 + x); x += width }
         while x < w { dst[1 + x] = src[x]; x += 1 }
         while x + 1 < stride { dst[1 + x] = 0; x += 1 }
-    }
-
-    /// Zeros `count` floats.
-    @inline(__always)
-    static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
-        var i = 0
-        while i + width <= count { SIMDKernels.store(Vector(repeating: 0), p + i); i += width }
-        while i < count { p[i] = 0; i += 1 }
     }
 
     /// Eight output channels of one vector: eight accumulators (fills AVX-512's registers; spills on AVX2).

@@ -24,6 +24,23 @@ public enum SIMDKernels {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: Vector.self)
     }
 
+    // Plain loops instead of the standard library's generic `update(repeating:)`/`update(from:)`: their
+    // specialisations would be linked once for all builds of this module (see Package.swift).
+    /// Zeros `count` floats.
+    @inline(__always) static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        let zero = Vector(repeating: 0)
+        while i + width <= count { store(zero, p + i); i += width }
+        while i < count { p[i] = 0; i += 1 }
+    }
+
+    /// Copies `count` floats.
+    @inline(__always) static func copy(_ src: UnsafePointer<Float>, to dst: UnsafeMutablePointer<Float>, count: Int) {
+        var i = 0
+        while i + width <= count { store(load(src + i), dst + i); i += width }
+        while i < count { dst[i] = src[i]; i += 1 }
+    }
+
     /// Lane-wise maximum as compare + select. The standard library's `pointwiseMax` goes lane by lane through
     /// memory (measured 60× slower than this on SIMD16<Float>), so no kernel calls it.
     /// (Concrete overloads: generic SIMD code falls back to lane-by-lane loops too.)

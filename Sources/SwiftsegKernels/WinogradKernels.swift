@@ -92,7 +92,7 @@ public enum WinogradKernels {
             for r in 0..<patchRows {
                 let rowPhases = phases + r * rowLength
                 let y = firstRow + r
-                guard y >= 0 && y < h else { fill(rowPhases, count: rowLength); continue }
+                guard y >= 0 && y < h else { SIMDKernels.fill(rowPhases, count: rowLength); continue }
                 splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
                             padded: padded, into: rowPhases, prefetching: next.map { $0 + y * w })
             }
@@ -313,9 +313,9 @@ public enum WinogradKernels {
                 block = row + x
             } else {
                 let lo = Swift.max(0, -x), hi = Swift.min(64, w - x)   // pixels inside the image: lo ..< hi
-                fill(padded, count: lo)
-                copy(row + x + lo, to: padded + lo, count: hi - lo)
-                fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
+                SIMDKernels.fill(padded, count: lo)
+                SIMDKernels.copy(row + x + lo, to: padded + lo, count: hi - lo)
+                SIMDKernels.fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
                 block = UnsafePointer(padded)
             }
             let a0 = SIMDKernels.load(block), a1 = SIMDKernels.load(block + 16)
@@ -339,20 +339,6 @@ public enum WinogradKernels {
         #endif
     }
 
-    // Plain loops instead of the standard library's generic `update(repeating:)`/`update(from:)`: their
-    // specialisations would be linked once for all builds of this module (see Package.swift).
-    @inline(__always) static func fill(_ p: UnsafeMutablePointer<Float>, count: Int) {
-        var i = 0
-        let zero = Vector(repeating: 0)
-        while i + width <= count { SIMDKernels.store(zero, p + i); i += width }
-        while i < count { p[i] = 0; i += 1 }
-    }
-
-    @inline(__always) static func copy(_ src: UnsafePointer<Float>, to dst: UnsafeMutablePointer<Float>, count: Int) {
-        var i = 0
-        while i + width <= count { SIMDKernels.store(SIMDKernels.load(src + i), dst + i); i += width }
-        while i < count { dst[i] = src[i]; i += 1 }
-    }
 }
 
 extension WinogradKernels {
@@ -742,9 +728,9 @@ extension WinogradKernels {
                 splitMaskedBlock(row, width: w, x: x, stride: stride, k: k, into: phases)
             } else {
                 let lo = Swift.max(0, -x), hi = Swift.min(64, w - x)   // pixels inside the image: lo ..< hi
-                fill(padded, count: lo)
-                copy(row + x + lo, to: padded + lo, count: hi - lo)
-                fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
+                SIMDKernels.fill(padded, count: lo)
+                SIMDKernels.copy(row + x + lo, to: padded + lo, count: hi - lo)
+                SIMDKernels.fill(padded + Swift.max(lo, hi), count: 64 - Swift.max(lo, hi))
                 split(UnsafePointer(padded), k)
             }
             k &+= width
