@@ -215,6 +215,14 @@ public enum SIMDKernels {
         return total
     }
 
+    /// out[o] = Σ_i w[o·k + i]·x[i] + bias[o] for the outputs `rows` of a fully connected layer (`w` row-major,
+    /// `k` columns), one ``dot(_:_:count:)`` each. Out of line so that each build keeps its own (FMA in the AVX2
+    /// and AVX-512 builds: the same bytes in both).
+    public static func linearRows(_ w: UnsafePointer<Float>, _ x: UnsafePointer<Float>, k: Int,
+                                  bias: UnsafePointer<Float>, rows: Range<Int>, out: UnsafeMutablePointer<Float>) {
+        for o in rows { out[o] = dot(w + o * k, x, count: k) + bias[o] }
+    }
+
     /// p[i] = activation(p[i] + bias) + residual[i] (no add without a residual): a convolution's epilogue over
     /// `count` outputs, in one pass while they are in cache. One loop per activation (``VectorActivation``).
     @inlinable public static func addBias(_ p: UnsafeMutablePointer<Float>, count: Int, bias: Float,

@@ -281,14 +281,10 @@ final class ClassifierOpsTests: XCTestCase {
         let fc = Linear(outFeatures: 30, inFeatures: 40, weight: w.data, bias: b.data)
         let reference = Tensor(channels: 30, height: 1, width: 1), fast = Tensor(channels: 30, height: 1, width: 1)
         fc.referenceForward(x.view, into: reference.view, epilogue: .none)
-        fc.forward(x.view, into: fast.view, epilogue: .none)
         XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, expected.view), 1e-5)
-        XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, expected.view), 1e-5)
-        // The epilogue as in a conv: ReLU6, then a residual.
         let residual = randomTensor(channels: 30, height: 1, width: 1, seed: 3)
-        fc.referenceForward(x.view, into: reference.view, epilogue: Epilogue.relu6.adding(residual.view))
-        fc.forward(x.view, into: fast.view, epilogue: Epilogue.relu6.adding(residual.view))
-        XCTAssertLessThanOrEqual(maxAbsDiff(reference.view, fast.view), 1e-5)
+        let epilogueReference = Tensor(channels: 30, height: 1, width: 1)
+        fc.referenceForward(x.view, into: epilogueReference.view, epilogue: Epilogue.relu6.adding(residual.view))
         XCTAssertEqual(fc.macs, 1200)
         // A classifier's size (rows longer than the four accumulators' stride, and a tail), against the reference.
         // (the tensors held in locals for as long as the layer reads their memory)
@@ -298,8 +294,23 @@ final class ClassifierOpsTests: XCTestCase {
         let features = randomTensor(channels: 1287, height: 1, width: 1, seed: 7)
         let wideReference = Tensor(channels: 37, height: 1, width: 1), wideFast = Tensor(channels: 37, height: 1, width: 1)
         wide.referenceForward(features.view, into: wideReference.view, epilogue: .none)
-        wide.forward(features.view, into: wideFast.view, epilogue: .none)
-        XCTAssertLessThanOrEqual(maxAbsDiff(wideReference.view, wideFast.view), 1e-4)
+        // Every build the CPU runs, one to three threads (outputs split in blocks): the same bytes across thread
+        // counts.
+        for threads in 1...3 {
+            for (isa, context) in contextsForEveryISA(threads: threads) {
+                fc.forward(x.view, into: fast.view, epilogue: .none, context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, expected.view), 1e-5, "\(isa) \(threads)")
+                // The epilogue as in a conv: ReLU6, then a residual.
+                fc.forward(x.view, into: fast.view, epilogue: Epilogue.relu6.adding(residual.view), context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(epilogueReference.view, fast.view), 1e-5, "\(isa) \(threads)")
+                let single = Tensor(channels: 37, height: 1, width: 1), oneThread = ExecutionContext(threads: 1)
+                oneThread.isa = isa
+                wide.forward(features.view, into: single.view, epilogue: .none, context: oneThread)
+                wide.forward(features.view, into: wideFast.view, epilogue: .none, context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(wideReference.view, wideFast.view), 1e-4, "\(isa) \(threads)")
+                XCTAssertEqual(maxAbsDiff(single.view, wideFast.view), 0, "\(isa): \(threads) threads changed the bytes")
+            }
+        }
         withExtendedLifetime((wideWeight, wideBias)) {}
     }
 

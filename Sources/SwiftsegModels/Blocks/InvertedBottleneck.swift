@@ -142,7 +142,7 @@ public struct InvertedBottleneckClassifier: Sendable {
                 head.forward(x, into: headMap, epilogue: .relu6, context: context)
                 GlobalAveragePool.forward(headMap, into: pooled)
             }
-            fc.forward(pooled, into: output, epilogue: .none)
+            fc.forward(pooled, into: output, epilogue: .none, context: context)
         }
         arena.reset()
     }

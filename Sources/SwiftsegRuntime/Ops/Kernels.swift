@@ -68,6 +68,9 @@ struct Kernels: Sendable {
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
+    typealias LinearRows = @Sendable (_ w: UnsafePointer<Float>, _ x: UnsafePointer<Float>, _ k: Int,
+                                      _ bias: UnsafePointer<Float>, _ rows: Range<Int>,
+                                      _ out: UnsafeMutablePointer<Float>) -> Void
     typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
                                 _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
@@ -94,6 +97,8 @@ struct Kernels: Sendable {
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
     let lerp: Lerp
+    /// A fully connected layer's outputs, one dot product each.
+    let linearRows: LinearRows
     /// The horizontal step of an exact 2× bilinear upsampling.
     let upsample2xRow: UpsampleRow
 
@@ -114,6 +119,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
+        linearRows: SwiftsegKernels.SIMDKernels.linearRows,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
 
     static let avx2 = Kernels(
@@ -133,6 +139,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
+        linearRows: SwiftsegKernelsAVX2.SIMDKernels.linearRows,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
 
     static let avx512 = Kernels(
@@ -152,6 +159,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
+        linearRows: SwiftsegKernelsAVX512.SIMDKernels.linearRows,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
 
     /// The input transform for tiles of `tile`'s shape.

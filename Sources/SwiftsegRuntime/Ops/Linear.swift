@@ -6,7 +6,7 @@ import SwiftsegKernels
 ///
 /// ```swift
 /// let fc = Linear(outFeatures: 1000, inFeatures: 1280, weight: w, bias: b)
-/// fc.forward(pooled, into: logits, epilogue: .none)
+/// fc.forward(pooled, into: logits, epilogue: .none, context: context)
 /// ```
 public struct Linear: @unchecked Sendable {
     public let outFeatures: Int
@@ -34,15 +34,31 @@ public struct Linear: @unchecked Sendable {
         }
     }
 
-    /// A SIMD dot product per output (`SIMDKernels.dot`), then the epilogue: exact to float rounding. Not
-    /// `BLAS.sgemm` with one column: OpenBLAS copied the whole weight matrix into its packed form on every call
-    /// (5 MB for EfficientNet's 1280 → 1000, ~4 % of the network's time), where one read of it is all a
-    /// matrix-vector product needs.
-    public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue) {
+    /// A SIMD dot product per output (the context's kernel build's, `SIMDKernels.linearRows`), the outputs split
+    /// between the workers in blocks, then the epilogue: exact to float rounding, and the same bytes however many
+    /// threads run it. Not `BLAS.sgemm` with one column: OpenBLAS copied the whole weight matrix into its packed
+    /// form on every call (5 MB for EfficientNet's 1280 → 1000, ~4 % of the network's time), where one read of it
+    /// is all a matrix-vector product needs; the read is memory-bound, so two cores share it.
+    public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
+        let blocks = min(outFeatures, 4 * context.threads)
+        context.parallelFor(count: blocks, Rows(layer: self, x: input.data, out: output.data, blocks: blocks,
+                                                 kernel: context.kernels.linearRows))
         for o in 0..<outFeatures {
-            let sum = SIMDKernels.dot(weight + o * inFeatures, input.data, count: inFeatures)
-            output.data[o] = epilogue.apply(sum + bias[o], residual: epilogue.residual?.data[o] ?? 0)
+            output.data[o] = epilogue.apply(output.data[o], residual: epilogue.residual?.data[o] ?? 0)
+        }
+    }
+
+    /// One task per block of outputs.
+    struct Rows: ParallelTasks {
+        let layer: Linear
+        let x: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
+        let blocks: Int
+        let kernel: Kernels.LinearRows
+
+        func run(_ task: Int, worker: Int) {
+            let n = layer.outFeatures
+            kernel(layer.weight, x, layer.inFeatures, layer.bias, n * task / blocks ..< n * (task + 1) / blocks, out)
         }
     }
 
