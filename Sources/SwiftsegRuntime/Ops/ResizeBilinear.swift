@@ -75,13 +75,17 @@ public enum ResizeBilinear {
         func run(_ task: Int, worker: Int) {
             let ow = output.width, c = task / bands, band = task % bands
             let src = input.plane(c), dst = output.plane(c)
-            let rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
+            var rowA = rowBuffers + 2 * ow * worker, rowB = rowA + ow
             var cachedA = -1, cachedB = -1
             for y in (band * rowsPerBand)..<min(output.height, (band + 1) * rowsPerBand) {
                 let (y0, y1, ty) = ResizeBilinear.taps(y, inSize: input.height, outSize: output.height)
                 if cachedA != y0 {
-                    if cachedB == y0 { rowA.update(from: rowB, count: ow) } else { horizontal(src + y0 * input.width, rowA) }
-                    cachedA = y0
+                    // The lower row moving up: the buffers trade places (a copy of the row was ~0.6 % of u2netp).
+                    if cachedB == y0 {
+                        swap(&rowA, &rowB); swap(&cachedA, &cachedB)
+                    } else {
+                        horizontal(src + y0 * input.width, rowA); cachedA = y0
+                    }
                 }
                 if cachedB != y1 { horizontal(src + y1 * input.width, rowB); cachedB = y1 }
                 lerp(rowA, rowB, ty, dst + y * ow, ow)
