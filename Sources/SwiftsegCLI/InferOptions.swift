@@ -80,7 +80,7 @@ struct InferOptions {
         BatchOptions.maxPixels,
         BatchOptions.jobs,
         OptionSpec(names: ["--concurrent"], valueName: "N",
-                   help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), each\nwith its own activation memory (~110 MB for u2netp), sharing the --threads cores (a\nphoto alone gets them all; the bytes are a single photo's): on two cores 2 gives 10–20 %\nmore photos/s than 1 (PERF.md)."),
+                   help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), each\nwith its own activation memory (~120 MB for u2netp), sharing the --threads cores (a\nphoto alone gets them all; the bytes are a single photo's): on two cores 2 gives 10–20 %\nmore photos/s than 1 (PERF.md)."),
         OptionSpec(names: ["--overwrite"], valueName: nil,
                    help: "Batch: redo photos whose output exists (default: skip them, so a rerun resumes)."),
         BatchOptions.shard,

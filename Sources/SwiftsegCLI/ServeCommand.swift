@@ -21,7 +21,7 @@ enum ServeCommand {
                        help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg, isnet-*), or a .safetensors file\n(classification uses the built-in efficientnet-lite0)."),
             OptionSpec(names: ["--threads"], valueName: "N", help: "Worker threads for the networks (default: all cores)."),
             OptionSpec(names: ["--concurrent"], valueName: "N",
-                       help: "Requests in the networks at once (2, or 1 with --threads 1), each with its own\nactivation memory (~110 MB for u2netp). They share the --threads cores: a request\nalone runs on all of them, requests together split them, with the same bytes either\nway (PERF.md)."),
+                       help: "Requests in the networks at once (2, or 1 with --threads 1), each with its own\nactivation memory (~120 MB for u2netp). They share the --threads cores: a request\nalone runs on all of them, requests together split them, with the same bytes either\nway (PERF.md)."),
             OptionSpec(names: ["--max-queue"], valueName: "N",
                        help: "Requests admitted beyond --concurrent, waiting for a lane (8); more get\n503 with Retry-After at once."),
             OptionSpec(names: ["--max-body-mb"], valueName: "N",

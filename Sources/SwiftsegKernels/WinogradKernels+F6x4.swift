@@ -8,6 +8,7 @@
 /// F(6, 3)'s larger interpolation points (±½, ±2, with ⅛…32 in Aᵀ) roughly double the rounding error of the
 /// F(4, 3) direction: still ~1e-5 relative.
 import _CKernelSupport
+import SwiftsegKernelTypes
 
 extension WinogradKernels {
     /// V[ci][p][t] = (Bᵀ d B)[p] for the 8×6 input patch d of tiles `tx0 ..< tx0 + nb` of tile row `ty` (zero
@@ -16,9 +17,11 @@ extension WinogradKernels {
     @inline(never)
     public static func inputTransformF6x4(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
-                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
+                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>,
+                                      upsampled: UpsampledRows?) {
         splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 6 * ty - 1, patchRows: 8,
-                          firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
+                          firstTile: tx0, tiles: nb, scratch: scratch,
+                          upsampled: upsampled) { ci, t, phases, rowLength, phaseStride, tmp in
             #if SWIFTSEG_32_REGISTERS
             transformPhaseColumnsF6x4(phases, rowLength: rowLength, phaseStride: phaseStride,
                                   v: v + ci * channelStride(positions: 48, ld: ld) + t, ld: ld)

@@ -9,6 +9,7 @@
 /// of row `p` of channel `c`, at `c · channelStride + p · ld + t`, is position `p = 6·i + j` — patch row i,
 /// patch column j — of tile `t`), so each transform touches one contiguous block.
 import _CKernelSupport
+import SwiftsegKernelTypes
 
 public enum WinogradKernels {
     typealias Vector = SIMDKernels.Vector
@@ -36,9 +37,11 @@ public enum WinogradKernels {
     @inline(never)
     public static func inputTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                       tileRow ty: Int, firstTile tx0: Int, tiles nb: Int,
-                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>) {
+                                      v: UnsafeMutablePointer<Float>, ld: Int, scratch: UnsafeMutablePointer<Float>,
+                                      upsampled: UpsampledRows?) {
         splitAndTransform(input: input, channels: channels, height: h, width: w, firstRow: 4 * ty - 1, patchRows: 6,
-                          firstTile: tx0, tiles: nb, scratch: scratch) { ci, t, phases, rowLength, phaseStride, tmp in
+                          firstTile: tx0, tiles: nb, scratch: scratch,
+                          upsampled: upsampled) { ci, t, phases, rowLength, phaseStride, tmp in
             #if SWIFTSEG_32_REGISTERS
             transformPhaseColumns(phases, rowLength: rowLength, phaseStride: phaseStride,
                                   v: v + ci * channelStride(positions: 36, ld: ld) + t, ld: ld)
@@ -71,11 +74,12 @@ public enum WinogradKernels {
     /// consecutive tiles is one contiguous vector (``columnOffset(_:phaseStride:)``); then `transform(channel,
     /// tile, phases + tile, rowLength, phaseStride, vectorScratch)` for each group of 16 tiles. The next
     /// channel's rows are fetched while this one is split: on maps larger than the caches each channel's short
-    /// rows are separate streams the hardware prefetcher does not pick up in time.
+    /// rows are separate streams the hardware prefetcher does not pick up in time. Channels `upsampled` covers
+    /// are made a row at a time from its source (``upsampledRow(_:channel:row:width:cache:)``) and split from there.
     @inline(__always)
     static func splitAndTransform(input: UnsafePointer<Float>, channels: Int, height h: Int, width w: Int,
                                   firstRow: Int, patchRows: Int, firstTile tx0: Int, tiles nb: Int,
-                                  scratch: UnsafeMutablePointer<Float>,
+                                  scratch: UnsafeMutablePointer<Float>, upsampled: UpsampledRows?,
                                   _ transform: (_ channel: Int, _ tile: Int, _ phases: UnsafePointer<Float>,
                                                 _ rowLength: Int, _ phaseStride: Int,
                                                 _ tmp: UnsafeMutablePointer<Vector>) -> Void) {
@@ -86,15 +90,23 @@ public enum WinogradKernels {
         let phases = padded + 64              // patchRows rows × 4 column phases × phaseStride
         let tmp = UnsafeMutableRawPointer(phases + patchRows * rowLength).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Vector.self, capacity: 48)
+        let made = upsampled?.channels ?? 0
         for ci in 0..<channels {
             let plane = input + ci * h * w
             let next = ci + 1 < channels ? plane + h * w : nil
+            var cache = UpsampledRowCache()
             for r in 0..<patchRows {
                 let rowPhases = phases + r * rowLength
                 let y = firstRow + r
                 guard y >= 0 && y < h else { SIMDKernels.fill(rowPhases, count: rowLength); continue }
-                splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
-                            padded: padded, into: rowPhases, prefetching: next.map { $0 + y * w })
+                if ci < made, let upsampled {
+                    let row = upsampledRow(upsampled, channel: ci, row: y, width: w, cache: &cache)
+                    splitPhases(row: row, width: w, x0: x0, length: rowLength, readable: 0 ..< w,
+                                padded: padded, into: rowPhases, prefetching: nil)
+                } else {
+                    splitPhases(row: plane + y * w, width: w, x0: x0, length: rowLength, readable: -y * w ..< (h - y) * w,
+                                padded: padded, into: rowPhases, prefetching: next.map { $0 + y * w })
+                }
             }
             var t = 0
             while t < nb {
@@ -202,6 +214,41 @@ public enum WinogradKernels {
             body({ r in UnsafeRawPointer(column + r * rowLength + 8 * h).loadUnaligned(as: SIMD8<Float>.self) },
                  { value, i in out.storeBytes(of: value, toByteOffset: 64 * (6 * i + c), as: SIMD8<Float>.self) })
         }
+    }
+
+    /// Which source rows ``upsampledRow(_:channel:row:width:cache:)``'s two horizontal rows hold (-1: none).
+    struct UpsampledRowCache {
+        var lower = -1, upper = -1
+        var lowerIsFirst = true   // which of the two buffers holds the lower row
+    }
+
+    /// Row `y` of upsampled channel `c` (``UpsampledRows``), `w` pixels, in `up.rows`: the two source rows' 2×
+    /// horizontal upsamplings (kept in `cache` for the next row), then their lerp, the operations
+    /// `ResizeBilinear` runs for the same row, so the same floats.
+    @inline(__always)
+    static func upsampledRow(_ up: UpsampledRows, channel c: Int, row y: Int, width w: Int,
+                             cache: inout UpsampledRowCache) -> UnsafePointer<Float> {
+        let stride = w + 16
+        let first = up.rows, second = first + stride, out = second + stride
+        let plane = up.source + c * up.sourceHeight * up.sourceWidth
+        let y0 = Int(up.lower[y]), y1 = Int(up.upper[y])
+        if cache.lower != y0 {
+            if cache.upper == y0 {   // the lower row moving up: the buffers trade places
+                cache.lowerIsFirst.toggle(); cache.lower = y0; cache.upper = -1
+            } else {
+                SIMDKernels.upsample2xRow(plane + y0 * up.sourceWidth, count: up.sourceWidth,
+                                          out: cache.lowerIsFirst ? first : second)
+                cache.lower = y0
+            }
+        }
+        if cache.upper != y1 {
+            SIMDKernels.upsample2xRow(plane + y1 * up.sourceWidth, count: up.sourceWidth,
+                                      out: cache.lowerIsFirst ? second : first)
+            cache.upper = y1
+        }
+        let a = cache.lowerIsFirst ? first : second, b = cache.lowerIsFirst ? second : first
+        SIMDKernels.lerp(a, b, t: up.weight[y], out: out, count: w)
+        return UnsafePointer(out)
     }
 
     /// Prefetches `count` floats of each of `rows` rows `width` apart from `start`: in the output transforms, the

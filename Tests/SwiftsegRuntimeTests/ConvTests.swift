@@ -151,6 +151,52 @@ final class ConvTests: XCTestCase {
         }
     }
 
+    /// A conv on `cat(upsample(head), skip)` with the upsampling made inside the Winograd input transform
+    /// (``Conv2D/forward(_:upsampling:into:epilogue:pooledInto:context:)``) gives the same bytes as writing the
+    /// upsampling out first (``ResizeBilinear``) and convolving: both tile shapes, every build, one and two
+    /// threads, maps on the tile-row path (odd source sizes, a width past one 80-tile chunk) and one small enough
+    /// for the whole-map path, which writes the upsampling out itself; with a residual and a max-pool.
+    func testUpsamplingInsideTheInputTransformIsTheSameBytes() {
+        let cases = [(3, 5, 27, 33), (16, 16, 40, 40), (2, 7, 31, 170), (4, 4, 6, 6)]   // head, skip channels, head h×w
+        for (n, (k, skip, hh, hw)) in cases.enumerated() {
+            let h = 2 * hh, w = 2 * hw, cin = k + skip, cout = 6
+            let head = randomTensor(channels: k, height: hh, width: hw, seed: UInt64(900 + n))
+            let skipMap = randomTensor(channels: skip, height: h, width: w, seed: UInt64(910 + n))
+            let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(920 + n))
+            let weight = randomTensor(channels: cout, height: cin, width: 9, seed: UInt64(930 + n))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(940 + n))
+            for tile in WinogradTile.allCases {
+                let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
+                                  bias: bias.data, prepareFastKernels: true, winogradTile: tile)
+                XCTAssertEqual(conv.winogradCanUpsample(head.view, into: Tensor(channels: cin, height: h, width: w).view),
+                               n < 3, "case \(n) \(tile): the tile-row path")
+                for (isa, context) in contextsForEveryISA(threads: 1 + n % 2, policy: .winograd) {
+                    // written out: the upsampling into the concat's first channels, then the conv
+                    let cat = Tensor(channels: cin, height: h, width: w)
+                    ResizeBilinear.forward(head.view, into: cat.view.channels(0..<k), context: context)
+                    cat.view.channels(k..<cin).data.update(from: skipMap.data, count: skip * h * w)
+                    let expected = Tensor(channels: cout, height: h, width: w)
+                    let expectedPooled = Tensor(channels: cout, height: hh, width: hw)
+                    conv.forward(cat.view, into: expected.view, epilogue: Epilogue.relu.adding(residual.view),
+                                 pooledInto: expectedPooled.view, context: context)
+                    // made inside: the concat's first channels never written (NaN, so a read of them shows)
+                    let fused = Tensor(channels: cin, height: h, width: w)
+                    for i in 0..<k * h * w { fused.data[i] = .nan }
+                    fused.view.channels(k..<cin).data.update(from: skipMap.data, count: skip * h * w)
+                    let got = Tensor(channels: cout, height: h, width: w), gotPooled = Tensor(channels: cout, height: hh, width: hw)
+                    conv.forward(fused.view, upsampling: head.view, into: got.view,
+                                 epilogue: Epilogue.relu.adding(residual.view), pooledInto: gotPooled.view, context: context)
+                    // bit patterns, not maxAbsDiff: a NaN read from the unwritten channels would slip past max()
+                    func same(_ a: Tensor, _ b: Tensor) -> Bool {
+                        (0..<a.count).allSatisfy { a.data[$0].bitPattern == b.data[$0].bitPattern }
+                    }
+                    XCTAssertTrue(same(got, expected), "case \(n) \(tile) \(isa)")
+                    XCTAssertTrue(same(gotPooled, expectedPooled), "case \(n) \(tile) \(isa) pooled")
+                }
+            }
+        }
+    }
+
     /// The direct 3×3 kernel against the reference: widths below, at and just past a vector (1, 15, 16, 17, 33)
     /// and long rows, one and two rows, output channels covering the 8-, 4- and 1-channel blocks, odd input
     /// channel counts (the paired partial sums), one output channel (the thin path, its row groups and what they

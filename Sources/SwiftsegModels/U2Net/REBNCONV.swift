@@ -12,10 +12,13 @@ public struct REBNCONV: Sendable {
     }
 
     /// `relu(bn(conv(x)))`, plus `residual` when given (the RSU block's final `hx1d + hxin`); its 2×2 max-pool
-    /// into `pooled` when given (the encoder levels, pooled for the next one down).
-    public func callAsFunction(_ x: TensorView, into out: TensorView, residual: TensorView? = nil,
-                               pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
-        conv.forward(x, into: out, epilogue: residual.map { Epilogue.relu.adding($0) } ?? .relu, pooledInto: pooled,
-                     context: context)
+    /// into `pooled` when given (the encoder levels, pooled for the next one down). With `head`, `x`'s first
+    /// channels are `upsample(head)`, not yet written (the decoders' `cat(upsample(deeper), skip)`: see
+    /// ``Conv2D/forward(_:upsampling:into:epilogue:pooledInto:context:)``).
+    public func callAsFunction(_ x: TensorView, upsampling head: TensorView? = nil, into out: TensorView,
+                               residual: TensorView? = nil, pooledInto pooled: TensorView? = nil,
+                               context: ExecutionContext) {
+        conv.forward(x, upsampling: head, into: out, epilogue: residual.map { Epilogue.relu.adding($0) } ?? .relu,
+                     pooledInto: pooled, context: context)
     }
 }

@@ -15,13 +15,14 @@ extension RSUBlock {
     /// `hxin = rebnconvin(x)`, then the U from level 1, whose last REBNCONV adds `hxin` back: `hx1d + hxin`
     /// (and max-pools it into `pooled`, if given, for U2Net's next stage). `x` is read only by the first conv
     /// and `out` written only by the last, so `out` may share memory with `x` (U2Net's decoder stages write
-    /// their output into their own input's buffer).
-    func callAsFunction(_ x: TensorView, into out: TensorView, pooledInto pooled: TensorView? = nil,
-                        context: ExecutionContext) {
+    /// their output into their own input's buffer). With `head`, `x`'s first channels are `upsample(head)`,
+    /// made by the first conv (``REBNCONV``).
+    func callAsFunction(_ x: TensorView, upsampling head: TensorView? = nil, into out: TensorView,
+                        pooledInto pooled: TensorView? = nil, context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
         defer { arena.release(to: mark) }
         let hxin = arena.tensor(channels: outChannels, height: x.height, width: x.width)
-        rebnconvin(x, into: hxin, context: context)
+        rebnconvin(x, upsampling: head, into: hxin, context: context)
         level(1, input: hxin, into: out, residual: hxin, pooled: pooled, context: context)
     }
 }
@@ -58,8 +59,9 @@ public struct RSU: RSUBlock {
     }
 
     /// Level `i` of the U: `hx{i} = rebnconv{i}(input)`, the deeper levels on its pooled copy, and
-    /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer
-    /// both halves are written into, so it costs nothing.
+    /// `hx{i}d = rebnconv{i}d(cat(upsample(hx{i+1}d), hx{i}))` into `out`. The concatenation is one buffer:
+    /// `hx{i}` is written into its second half, and the first half is the upsampling, which the decoder's conv
+    /// makes as it reads it (or writes there first, on the paths that cannot).
     func level(_ i: Int, input: TensorView, into out: TensorView, residual: TensorView?, pooled blockPooled: TensorView?,
                context: ExecutionContext) {
         let arena = context.arena, mark = arena.mark()
@@ -78,8 +80,10 @@ public struct RSU: RSUBlock {
             rebnconv[i - 1](input, into: hx, pooledInto: pooled, context: context)  // pooled in the conv's tasks
             let deeper = arena.tensor(channels: mid, height: pooled.height, width: pooled.width)
             level(i + 1, input: pooled, into: deeper, residual: nil, pooled: nil, context: context)
-            ResizeBilinear.forward(deeper, into: cat.channels(0..<mid), context: context)
-            arena.release(to: beforePooled)  // deeper is consumed: the decoder reuses its room
+            rebnconvd[i - 1](cat, upsampling: deeper, into: out, residual: residual, pooledInto: blockPooled,
+                             context: context)
+            arena.release(to: beforePooled)
+            return
         }
         rebnconvd[i - 1](cat, into: out, residual: residual, pooledInto: blockPooled, context: context)
     }

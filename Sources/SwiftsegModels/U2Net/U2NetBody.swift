@@ -93,13 +93,13 @@ final class U2NetBody: @unchecked Sendable {
         } else {
             deeper = level(i + 1, input: pooled, sides: sides, context: context)
         }
-        context.time("pool+resize") {
-            ResizeBilinear.forward(deeper, into: cat.channels(0..<deeperChannels), context: context)
-        }
-        arena.release(to: afterCat)  // deeper is consumed: the decoder reuses its room
+        // The decoder's first conv makes the upsampling of `deeper` (the concat's first half) as it reads it.
         let dec = decoder(i)
         let out = cat.channels(0..<dec.outChannels)
-        context.time(U2NetBody.decoderNames[i - 1]) { dec.callAsFunction(cat, into: out, context: context) }
+        context.time(U2NetBody.decoderNames[i - 1]) {
+            dec.callAsFunction(cat, upsampling: deeper, into: out, context: context)
+        }
+        arena.release(to: afterCat)  // deeper is consumed
         sideOutput(i, out, sides: sides, context: context)
         return out
     }

@@ -200,13 +200,54 @@ extension Conv2D {
             winogradWholeMap(input, into: output, epilogue: epilogue, pooled: pooled, context: context)
             return
         }
-        winogradByTileRows(input, into: output, epilogue: epilogue, pooled: pooled, context: context)
+        winogradByTileRows(input, upsampled: nil, into: output, epilogue: epilogue, pooled: pooled, context: context)
+    }
+
+    /// Whether ``winogradForward(_:upsampling:into:epilogue:pooledInto:context:)`` makes `head`'s upsampling
+    /// itself: an exact 2× on a map large enough for the tile-row path (smaller maps run whole-map, where the
+    /// upsampled planes are small enough to write out).
+    public func winogradCanUpsample(_ head: TensorView, into input: TensorView) -> Bool {
+        guard let tile = winograd?.tile, input.height == 2 * head.height, input.width == 2 * head.width,
+              head.channels <= input.channels else { return false }
+        let (tilesY, tilesX) = Conv2D.winogradTiles(height: input.height, width: input.width, tile: tile)
+        return tilesY * tilesX > Conv2D.winogradWholeMapTiles
+    }
+
+    /// Runs the conv as Winograd with `input`'s first `head.channels` channels made, a row at a time inside the
+    /// input transform, as ``ResizeBilinear`` of `head` (not read from `input`; ``winogradCanUpsample(_:into:)``
+    /// must hold): the same bytes as writing the upsampling into `input` and running
+    /// ``winogradForward(_:into:epilogue:pooledInto:context:)``, without writing it out and reading it back.
+    ///
+    /// ```swift
+    /// conv.winogradForward(cat, upsampling: deeper, into: hxd, epilogue: .relu, pooledInto: nil, context: ctx)
+    /// ```
+    public func winogradForward(_ input: TensorView, upsampling head: TensorView, into output: TensorView,
+                                epilogue: Epilogue, pooledInto pooled: TensorView?, context: ExecutionContext) {
+        checkShapes(input, output, epilogue)
+        if let pooled { MaxPool2D.checkShapes(output, pooled) }
+        precondition(winogradCanUpsample(head, into: input), "the Winograd tile-row path upsamples exactly 2× only")
+        let arena = context.arena, mark = arena.mark()
+        defer { arena.release(to: mark) }
+        // The bilinear row taps, as ResizeBilinear computes them.
+        let h = input.height
+        let table = UnsafeMutableRawPointer(arena.allocate(floats: 3 * h))
+        let lower = table.bindMemory(to: Int32.self, capacity: 2 * h), upper = lower + h
+        let weight = (table + 8 * h).bindMemory(to: Float.self, capacity: h)
+        for y in 0..<h {
+            let (y0, y1, t) = ResizeBilinear.taps(y, inSize: head.height, outSize: h)
+            lower[y] = Int32(y0); upper[y] = Int32(y1); weight[y] = t
+        }
+        let upsampled = UpsampledRows(source: head.data, channels: head.channels, sourceHeight: head.height,
+                                      sourceWidth: head.width, lower: lower, upper: upper, weight: weight,
+                                      rows: table.bindMemory(to: Float.self, capacity: 3 * h))  // per worker below
+        winogradByTileRows(input, upsampled: upsampled, into: output, epilogue: epilogue, pooled: pooled,
+                           context: context)
     }
 
     /// Large maps: tasks are chunks of tile rows, each transforming, multiplying and transforming back its own
     /// tiles for all channels.
-    private func winogradByTileRows(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
-                                    pooled: TensorView?, context: ExecutionContext) {
+    private func winogradByTileRows(_ input: TensorView, upsampled: UpsampledRows?, into output: TensorView,
+                                    epilogue: Epilogue, pooled: TensorView?, context: ExecutionContext) {
         let h = input.height, w = input.width
         let tile = winograd!.tile, positions = tile.positions
         let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
@@ -238,13 +279,15 @@ extension Conv2D {
             let ld = leadingDimension(rowsPerTask)
             let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             let vFloats = inChannels * stride, mFloats = outChannels * stride
-            // Per worker: V, M and the transforms' own scratch.
+            // Per worker: V, M, the transforms' own scratch and, with an upsampled head, the rows it is made in.
             let transformFloats = Kernels.winogradTransformScratchFloats(tiles: nb)
-            let scratch = context.scratch(floats: vFloats + mFloats + transformFloats)
+            let rowFloats = upsampled == nil ? 0 : UpsampledRows.rowFloats(width: w)
+            let scratch = context.scratch(floats: vFloats + mFloats + transformFloats + rowFloats)
             parallelFor(count: rowGroups * chunks, threads: workers,
                         WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel,
                                          chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
-                                         ld: ld, kernels: kernels, scratch: scratch))
+                                         ld: ld, kernels: kernels, scratch: scratch, upsampled: upsampled,
+                                         rowsOffset: vFloats + mFloats + transformFloats))
         }
     }
 
@@ -256,10 +299,14 @@ extension Conv2D {
         let chunks: Int, per: Int, nb: Int, rowStride: Int, rowsPerTask: Int, ld: Int
         let kernels: Kernels
         let scratch: [UnsafeMutablePointer<Float>]
+        let upsampled: UpsampledRows?
+        let rowsOffset: Int
 
         func run(_ task: Int, worker: Int) {
             let h = input.height, w = input.width
             let tile = conv.winograd!.tile, positions = tile.positions
+            var upsampledRows = upsampled   // its rows in this worker's scratch
+            upsampledRows?.rows = scratch[worker] + rowsOffset
             let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
             let rows = min(rowsPerTask, tilesY - ty0)
@@ -269,7 +316,7 @@ extension Conv2D {
             let v = scratch[worker], m = v + vFloats, transformScratch = m + mFloats
             for r in 0..<rows {  // in order: a dense row overwrites the previous row's padding lanes
                 kernels.winogradInput(tile)(input.data, conv.inChannels, h, w, ty0 + r, tx0, nb, v + r * rowStride, ld,
-                                      transformScratch)
+                                      transformScratch, upsampledRows)
             }
             let columns = (rows - 1) * rowStride + (chunks == 1 ? tilesX : nb)
             conv.winogradChannelMix(conv.winograd!, channels: 0..<conv.outChannels, columns: columns, v: v, m: m,
@@ -342,7 +389,7 @@ extension Conv2D {
             let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             for ty in 0..<tilesY {  // in order: a dense row overwrites the previous row's padding lanes
                 kernels.winogradInput(tile)(input.data + c0 * hw, c1 - c0, h, w, ty, 0, nb, v + c0 * stride + ty * tilesX,
-                                      ld, scratch[worker] + transformOffset)
+                                      ld, scratch[worker] + transformOffset, nil)
             }
         }
     }

@@ -41,7 +41,7 @@ public enum WinogradTransformTiming {
         var input = UInt64.max, outputTime = UInt64.max
         for _ in 0..<repetitions {
             let t0 = DispatchTime.now().uptimeNanoseconds
-            kernels.winogradInput(tile)(planes.data, channels, height, width, 1, 0, nb, vm, nb, scratch)
+            kernels.winogradInput(tile)(planes.data, channels, height, width, 1, 0, nb, vm, nb, scratch, nil)
             let t1 = DispatchTime.now().uptimeNanoseconds
             kernels.winogradOutput(tile)(vm, nb, channels, bias.data, output.data, height, width, 1, 0, tiles,
                                          KernelEpilogue(activation: .relu), scratch)

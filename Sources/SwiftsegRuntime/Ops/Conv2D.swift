@@ -154,9 +154,35 @@ public struct Conv2D: @unchecked Sendable {
     /// ```
     public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue,
                         pooledInto pooled: TensorView?, context: ExecutionContext) {
+        forward(input, upsampling: nil, into: output, epilogue: epilogue, pooledInto: pooled, context: context)
+    }
+
+    /// The same, with `input`'s first `head.channels` channels standing for `head` upsampled to the input's size
+    /// (``ResizeBilinear``), not yet written there — U²-Net's decoders, on `cat(upsample(deeper), skip)`. The
+    /// Winograd tile-row path makes those rows as its input transform reads them (exact 2× upsampling;
+    /// ``Conv2D/winogradForward(_:upsampling:into:epilogue:pooledInto:context:)``); every other path writes the
+    /// upsampling into `input` first. The same bytes either way.
+    ///
+    /// ```swift
+    /// conv.forward(cat, upsampling: deeper, into: hxd, epilogue: .relu, pooledInto: nil, context: ctx)
+    /// ```
+    public func forward(_ input: TensorView, upsampling head: TensorView?, into output: TensorView, epilogue: Epilogue,
+                        pooledInto pooled: TensorView?, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
         if let pooled { MaxPool2D.checkShapes(output, pooled) }
-        if context.policy == .auto && supportsPointwise && context.kernels.winogradGEMM != nil {
+        if let head {
+            precondition(head.channels <= input.channels, "the upsampled head has more channels than the input")
+            if !runsPointwise(context) && winogradCanUpsample(head, into: input)
+                && selectKernel(policy: context.policy, height: input.height, width: input.width) == .winograd {
+                context.timeOp("conv3x3 winograd") {
+                    winogradForward(input, upsampling: head, into: output, epilogue: epilogue, pooledInto: pooled,
+                                    context: context)
+                }
+                return
+            }
+            ResizeBilinear.forward(head, into: input.channels(0..<head.channels), context: context)
+        }
+        if runsPointwise(context) {
             context.timeOp("conv1x1 packed gemm") { pointwiseForward(input, into: output, epilogue: epilogue, context: context) }
             if let pooled { MaxPool2D.forward(output, into: pooled, context: context) }
             return
@@ -213,6 +239,11 @@ public struct Conv2D: @unchecked Sendable {
             let area = tiles.rows * tile.height * tiles.columns * tile.width
             return supportsWinograd && area >= Conv2D.winogradMinimumArea ? .winograd : .gemm
         }
+    }
+
+    /// Whether `.auto` runs this 1×1 conv on the kernels' packed GEMM (``pointwiseForward(_:into:epilogue:context:)``).
+    func runsPointwise(_ context: ExecutionContext) -> Bool {
+        context.policy == .auto && supportsPointwise && context.kernels.winogradGEMM != nil
     }
 
     /// Fewest output pixels the map's Winograd tiles must cover for `.auto` to pick Winograd: 16 tiles of 4×4

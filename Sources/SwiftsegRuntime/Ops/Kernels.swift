@@ -9,7 +9,7 @@ struct Kernels: Sendable {
     typealias WinogradInput = @Sendable (_ input: UnsafePointer<Float>, _ channels: Int, _ height: Int, _ width: Int,
                                          _ tileRow: Int, _ firstTile: Int, _ tiles: Int,
                                          _ v: UnsafeMutablePointer<Float>, _ ld: Int,
-                                         _ scratch: UnsafeMutablePointer<Float>) -> Void
+                                         _ scratch: UnsafeMutablePointer<Float>, _ upsampled: UpsampledRows?) -> Void
     typealias WinogradOutput = @Sendable (_ m: UnsafePointer<Float>, _ ld: Int, _ channels: Int,
                                           _ bias: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>,
                                           _ height: Int, _ width: Int, _ tileRow: Int, _ firstTile: Int,
