@@ -154,10 +154,13 @@ final class ConvTests: XCTestCase {
     /// A conv on `cat(upsample(head), skip)` with the upsampling made inside the Winograd input transform
     /// (``Conv2D/forward(_:upsampling:into:epilogue:pooledInto:context:)``) gives the same bytes as writing the
     /// upsampling out first (``ResizeBilinear``) and convolving: both tile shapes, every build, one and two
-    /// threads, maps on the tile-row path (odd source sizes, a width past one 80-tile chunk) and one small enough
-    /// for the whole-map path, which writes the upsampling out itself; with a residual and a max-pool.
+    /// threads, maps on the tile-row path (odd source sizes, a 320-pixel row) and ones that write the upsampling
+    /// out first (a map small enough for the whole-map path, one wider than a chunk); with a residual and a
+    /// max-pool.
     func testUpsamplingInsideTheInputTransformIsTheSameBytes() {
-        let cases = [(3, 5, 27, 33), (16, 16, 40, 40), (2, 7, 31, 170), (4, 4, 6, 6)]   // head, skip channels, head h×w
+        // head, skip channels, head h×w: the tile-row path (odd sizes, 320 wide), then a map small enough for the
+        // whole-map path and one wide enough for two chunks a row, both written out first
+        let cases = [(3, 5, 27, 33), (16, 16, 40, 40), (2, 7, 31, 160), (4, 4, 6, 6), (2, 3, 30, 170)]
         for (n, (k, skip, hh, hw)) in cases.enumerated() {
             let h = 2 * hh, w = 2 * hw, cin = k + skip, cout = 6
             let head = randomTensor(channels: k, height: hh, width: hw, seed: UInt64(900 + n))
@@ -169,7 +172,7 @@ final class ConvTests: XCTestCase {
                 let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 3, dilation: 1, weight: weight.data,
                                   bias: bias.data, prepareFastKernels: true, winogradTile: tile)
                 XCTAssertEqual(conv.winogradCanUpsample(head.view, into: Tensor(channels: cin, height: h, width: w).view),
-                               n < 3, "case \(n) \(tile): the tile-row path")
+                               n < 3, "case \(n) \(tile): made in the input transform")
                 for (isa, context) in contextsForEveryISA(threads: 1 + n % 2, policy: .winograd) {
                     // written out: the upsampling into the concat's first channels, then the conv
                     let cat = Tensor(channels: cin, height: h, width: w)

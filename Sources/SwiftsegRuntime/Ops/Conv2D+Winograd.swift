@@ -205,12 +205,14 @@ extension Conv2D {
 
     /// Whether ``winogradForward(_:upsampling:into:epilogue:pooledInto:context:)`` makes `head`'s upsampling
     /// itself: an exact 2× on a map large enough for the tile-row path (smaller maps run whole-map, where the
-    /// upsampled planes are small enough to write out).
+    /// upsampled planes are small enough to write out) and narrow enough for one chunk per tile row (up to 320
+    /// pixels: each task makes whole rows, which wider maps' chunks would make several times over, e.g. ISNet's
+    /// at 1024).
     public func winogradCanUpsample(_ head: TensorView, into input: TensorView) -> Bool {
         guard let tile = winograd?.tile, input.height == 2 * head.height, input.width == 2 * head.width,
               head.channels <= input.channels else { return false }
         let (tilesY, tilesX) = Conv2D.winogradTiles(height: input.height, width: input.width, tile: tile)
-        return tilesY * tilesX > Conv2D.winogradWholeMapTiles
+        return tilesY * tilesX > Conv2D.winogradWholeMapTiles && tilesX <= Conv2D.winogradMaxTilesPerChunk
     }
 
     /// Runs the conv as Winograd with `input`'s first `head.channels` channels made, a row at a time inside the
