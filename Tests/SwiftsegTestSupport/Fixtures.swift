@@ -32,11 +32,15 @@ public enum Fixtures {
     }
 }
 
-/// Max |a - b| over two equally sized views.
+/// Max |a - b| over two equally sized views; NaN if either holds a NaN (so every tolerance assertion fails).
 public func maxAbsDiff(_ a: TensorView, _ b: TensorView) -> Float {
     precondition(a.count == b.count)
     var m: Float = 0
-    for i in 0..<a.count { m = max(m, abs(a.data[i] - b.data[i])) }
+    for i in 0..<a.count {
+        let d = abs(a.data[i] - b.data[i])
+        if d.isNaN { return .nan }   // max() would keep m and hide it; NaN fails every ≤ and == assertion
+        m = max(m, d)
+    }
     return m
 }
 
