@@ -239,9 +239,11 @@ extension Conv2D {
             let (y0, y1, t) = ResizeBilinear.taps(y, inSize: head.height, outSize: h)
             lower[y] = Int32(y0); upper[y] = Int32(y1); weight[y] = t
         }
+        // `rows` is each worker's own scratch, set in WinogradTileRows.run; `weight` only holds its place here
+        // (the table's start is bound to Int32 and must not be rebound).
         let upsampled = UpsampledRows(source: head.data, channels: head.channels, sourceHeight: head.height,
                                       sourceWidth: head.width, lower: lower, upper: upper, weight: weight,
-                                      rows: table.bindMemory(to: Float.self, capacity: 3 * h))  // per worker below
+                                      rows: weight)
         winogradByTileRows(input, upsampled: upsampled, into: output, epilogue: epilogue, pooled: pooled,
                            context: context)
     }
