@@ -86,6 +86,28 @@ final class ConnectedComponentsTests: XCTestCase {
             XCTAssertEqual(result.areas, areas)
         }
     }
+
+    /// The soft-mask entry point labels exactly the thresholded mask, at every cut (none, all, in between),
+    /// including runs that touch only diagonally and single-pixel rows and columns.
+    func testLabelOfSoftValuesMatchesThresholdedMask() {
+        var state: UInt64 = 5
+        func next() -> UInt64 { state = state &* 6364136223846793005 &+ 1442695040888963407; return state >> 33 }
+        for (width, height) in [(64, 48), (1, 30), (30, 1), (9, 7)] {
+            let values = (0..<width * height).map { _ in UInt8(next() % 256) }
+            for cut: UInt8 in [0, 1, 100, 128, 200, 255] {
+                let fast = ConnectedComponents.label(values, atLeast: cut, width: width, height: height, minimumArea: 2)
+                let plain = ConnectedComponents.label(values.map { $0 >= cut }, width: width, height: height, minimumArea: 2)
+                XCTAssertEqual(fast.labels, plain.labels, "\(width)×\(height) cut \(cut)")
+                XCTAssertEqual(fast.areas, plain.areas)
+            }
+        }
+        // Two runs that touch only at a corner are one component; a gap of one pixel keeps them apart.
+        let diagonal: [UInt8] = [9, 9, 0, 0,
+                                 0, 0, 9, 9,
+                                 9, 0, 0, 0]
+        XCTAssertEqual(ConnectedComponents.label(diagonal, atLeast: 5, width: 4, height: 3).labels,
+                       [1, 1, 0, 0, 0, 0, 1, 1, 2, 0, 0, 0])
+    }
 }
 
 final class CompositingTests: XCTestCase {

@@ -39,21 +39,27 @@ public struct ForegroundInstanceMaskRequest: Sendable {
         let t0 = DispatchTime.now().uptimeNanoseconds
         let soft = postProcess ? MaskFilters.rembgPostProcess(mask.image) : mask.image
         let w = soft.width, h = soft.height
-        // A pixel is foreground when value/255 ≥ threshold.
+        // A pixel is foreground when value/255 ≥ threshold (a cut above 255 leaves none).
         let cut = Int((threshold * 255).rounded(.up))
-        let binary = soft.pixels.map { Int($0) >= cut }
         let minPixels = max(1, Int((minimumArea * Double(w * h)).rounded(.up)))
-        let (labels, count, areas) = ConnectedComponents.label(binary, width: w, height: h, minimumArea: minPixels)
+        let (labels, count, areas) = cut > 255
+            ? ([UInt32](repeating: 0, count: w * h), 0, [])
+            : ConnectedComponents.label(soft.pixels, atLeast: UInt8(max(0, cut)), width: w, height: h,
+                                        minimumArea: minPixels)
         var bounds = [(x0: Int, y0: Int, x1: Int, y1: Int)](repeating: (Int.max, Int.max, -1, -1), count: count)
         var confidence = [Int](repeating: 0, count: count)
-        for y in 0..<h {
-            for x in 0..<w {
-                let l = Int(labels[y * w + x])
-                guard l > 0 else { continue }
-                var b = bounds[l - 1]
-                b.x0 = min(b.x0, x); b.y0 = min(b.y0, y); b.x1 = max(b.x1, x); b.y1 = max(b.y1, y)
-                bounds[l - 1] = b
-                confidence[l - 1] += Int(soft.pixels[y * w + x])
+        labels.withUnsafeBufferPointer { labels in
+            soft.pixels.withUnsafeBufferPointer { pixels in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let l = Int(labels[y &* w &+ x])
+                        guard l > 0 else { continue }
+                        var b = bounds[l &- 1]
+                        b.x0 = min(b.x0, x); b.y0 = min(b.y0, y); b.x1 = max(b.x1, x); b.y1 = max(b.y1, y)
+                        bounds[l &- 1] = b
+                        confidence[l &- 1] &+= Int(pixels[y &* w &+ x])
+                    }
+                }
             }
         }
         let instances = (0..<count).map { i -> InstanceInfo in
