@@ -118,6 +118,17 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(try Image(encoded: try gray.pngData(), name: "mem"), gray)
     }
 
+    /// A photo of several segments (512×512 RGB: four) encodes to the same bytes with its rows filtered and
+    /// compressed on two threads as on one, and decodes back to itself, at `fast` and at a zlib level.
+    func testPNGEncodingSharedBetweenThreadsIsTheSameBytes() throws {
+        let astronaut = try Image(contentsOfFile: Fixtures.path("photos/astronaut.png"))
+        for compression in [PNGCompression.fast, .level(6)] {
+            let alone = try astronaut.pngData(compression: compression)
+            XCTAssertEqual(try astronaut.pngData(compression: compression, parts: twoThreads), alone, "\(compression)")
+            XCTAssertEqual(try Image(encoded: alone, name: "mem"), astronaut, "\(compression)")
+        }
+    }
+
     /// `.fast` is run-length deflate, except for gray pixels stored in colour (R = G = B), whose bytes repeat
     /// four apart: those take zlib level 1 (run-length made the coins scan's cutout 51 % larger than level 6).
     func testFastCompressionKeepsGrayPhotosSmall() throws {

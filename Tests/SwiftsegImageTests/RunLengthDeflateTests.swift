@@ -55,6 +55,23 @@ final class RunLengthDeflateTests: XCTestCase {
         try assertRoundTrip(skewed, "Fibonacci frequencies")
     }
 
+    /// A stream compressed in segments (each ending in a sync flush, runs continuing across the borders)
+    /// inflates to its input, and is the same bytes whether the segments run on one thread or two.
+    func testSegmentedStreamsInflateToTheirInput() throws {
+        var generator = SystemRandomNumberGenerator()
+        let runs = [UInt8](repeating: 9, count: 10_000) + (0..<70_000).map { _ in UInt8.random(in: 0...1, using: &generator) }
+        for (data, cuts, label) in [(runs, [1, 5_000, 10_001, 10_002, 40_000], "a run across two borders"),
+                                    (runs, [3], "a border three bytes in"),
+                                    ([UInt8](repeating: 0, count: 600), [258, 259, 300], "one run, four segments")] {
+            let bounds = [0] + cuts + [data.count]
+            let segments = (0..<bounds.count - 1).map { bounds[$0]..<bounds[$0 + 1] }
+            let stream = RunLengthDeflate.compress(data, segments: segments)
+            XCTAssertEqual(try inflated(stream, expecting: data.count), data, label)
+            XCTAssertEqual(RunLengthDeflate.compress(data, segments: segments, parts: twoThreads), stream, label)
+        }
+        XCTAssertEqual(RunLengthDeflate.compress([], segments: [0..<0]), RunLengthDeflate.compress([]))
+    }
+
     /// About as small as zlib's run-length strategy on a cutout's rows and a photo's: within 1 %.
     func testStreamsAreAsSmallAsZlibsRunLength() throws {
         for name in ["photos/astronaut.png", "photos/rocket.jpg"] {

@@ -22,8 +22,10 @@ final class RembgParityTests: XCTestCase {
     }
 
     /// The vectorised Lanczos loops give the reference loops' bytes exactly, shrinking and enlarging, for 1, 3
-    /// and 4 channels and odd sizes (the preprocessing test above pins the reference to Pillow's bytes).
+    /// and 4 channels and odd sizes (the preprocessing test above pins the reference to Pillow's bytes), also
+    /// with their rows shared between two threads.
     func testLanczosMatchesReference() {
+        let twoThreads = ParallelParts { count, body in parallelFor(count: count, threads: 2) { part, _ in body(part) } }
         var state: UInt64 = 0x9E3779B97F4A7C15
         func next() -> UInt64 { state &+= 0x9E3779B97F4A7C15; var z = state; z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9; return z ^ (z >> 31) }
         for (channels, w, h, ow, oh) in [(3, 512, 384, 320, 320), (1, 320, 320, 451, 300), (4, 37, 91, 64, 5),
@@ -33,6 +35,9 @@ final class RembgParityTests: XCTestCase {
             let reference = LanczosResampler.referenceResize(pixels, channels: channels, width: w, height: h,
                                                              toWidth: ow, toHeight: oh)
             XCTAssertEqual(fast, reference, "\(channels) channels, \(w)×\(h) → \(ow)×\(oh)")
+            let shared = LanczosResampler.resize(pixels, channels: channels, width: w, height: h, toWidth: ow,
+                                                 toHeight: oh, parts: twoThreads)
+            XCTAssertEqual(shared, reference, "two threads: \(channels) channels, \(w)×\(h) → \(ow)×\(oh)")
         }
     }
 

@@ -44,12 +44,14 @@ public struct SubjectLiftingPipeline: Sendable {
         do { return try segmenter.lift(photo, options: lifting) } catch { throw SwiftsegError(error) }
     }
 
-    /// Encodes the picture and, if asked, the label map and the saliency map.
-    public func encode(_ lifted: LiftedSubject) throws -> Files {
+    /// Encodes the picture and, if asked, the label map and the saliency map. `parts`: threads to share the
+    /// picture's encoding with (a segmenter's ``Segmenter/parts``, on the thread that runs it; the same bytes
+    /// either way).
+    public func encode(_ lifted: LiftedSubject, parts: ParallelParts = .serial) throws -> Files {
         let start = DispatchTime.now().uptimeNanoseconds
         do {
             let observation = lifted.observation
-            let image = try lifted.image.encoded(as: format, options: encoding)
+            let image = try lifted.image.encoded(as: format, options: encoding, parts: parts)
             let labels = instanceMap ? try observation.instanceMask.pngData(compression: encoding.pngCompression) : nil
             let saliency = try saliencyMap.map {
                 try observation.saliency.heatMap(width: observation.width, height: observation.height)

@@ -17,10 +17,11 @@ public struct Normalization: Sendable, Equatable {
         stdValues = std
     }
 
-    /// Writes the network input for `image` (resized to `tensor`'s size) into `tensor` (3×H×W).
-    public func prepareInput(_ image: Image, into tensor: TensorView) {
+    /// Writes the network input for `image` (resized to `tensor`'s size) into `tensor` (3×H×W); `parts`: threads
+    /// to share the resizing with (the same values either way).
+    public func prepareInput(_ image: Image, into tensor: TensorView, parts: ParallelParts = .serial) {
         precondition(tensor.channels == 3, "network input has three channels")
-        let resized = LanczosResampler.resize(image.rgb(), width: tensor.width, height: tensor.height)
+        let resized = LanczosResampler.resize(image.rgb(), width: tensor.width, height: tensor.height, parts: parts)
         // rembg divides by np.max of the resized array; an all-black image would divide by zero there.
         let peak = Double(max(resized.pixels.max() ?? 1, 1))
         let plane = tensor.planeSize
@@ -48,8 +49,9 @@ public enum MaskPostprocessing {
         return Image(width: d0.width, height: d0.height, channels: 1, pixels: pixels)
     }
 
-    /// The 8-bit mask at `width × height`.
-    public static func mask(from d0: TensorView, width: Int, height: Int) -> Image {
-        LanczosResampler.resize(quantize(d0), width: width, height: height)
+    /// The 8-bit mask at `width × height`; `parts`: threads to share the resizing with (the same bytes either
+    /// way).
+    public static func mask(from d0: TensorView, width: Int, height: Int, parts: ParallelParts = .serial) -> Image {
+        LanczosResampler.resize(quantize(d0), width: width, height: height, parts: parts)
     }
 }

@@ -93,6 +93,18 @@ public final class Segmenter {
         }
     }
 
+    /// This segmenter's threads for image work beside the network (resizing, encoding), for use on the thread
+    /// that runs it, between passes: with a core budget, only the cores no other lane holds (``ParallelParts``;
+    /// the same bytes as on one thread).
+    ///
+    /// ```swift
+    /// let png = try cutout.pngData(parts: segmenter.parts)
+    /// ```
+    public var parts: ParallelParts {
+        let context = self.context
+        return ParallelParts { count, body in context.forEachTask(count, body) }
+    }
+
     /// The soft foreground mask of `image`, at the image's resolution.
     public func foregroundMask(for image: Image) -> ForegroundMask {
         var timings = ForegroundMask.Timings()
@@ -102,11 +114,11 @@ public final class Segmenter {
             defer { t0 = t1 }
             return Double(t1 - t0) / 1e6
         }
-        normalization.prepareInput(image, into: input.view)
+        normalization.prepareInput(image, into: input.view, parts: parts)
         timings.preprocessMs = lap()
         model.forward(input.view, into: output.view, context: context)
         timings.networkMs = lap()
-        let mask = MaskPostprocessing.mask(from: output.view, width: image.width, height: image.height)
+        let mask = MaskPostprocessing.mask(from: output.view, width: image.width, height: image.height, parts: parts)
         timings.postprocessMs = lap()
         return ForegroundMask(image: mask, saliency: output.values, saliencySize: inputSize,
                               timings: timings)

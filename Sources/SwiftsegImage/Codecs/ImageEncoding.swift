@@ -66,10 +66,11 @@ public struct EncodingOptions: Sendable, Equatable {
 }
 
 extension Image {
-    /// The image as PNG bytes (gray, RGB or RGBA, 8-bit).
-    public func pngData(compression: PNGCompression = .fast) throws -> [UInt8] {
+    /// The image as PNG bytes (gray, RGB or RGBA, 8-bit); `parts`: threads to share the work with (the same
+    /// bytes either way).
+    public func pngData(compression: PNGCompression = .fast, parts: ParallelParts = .serial) throws -> [UInt8] {
         try PNGEncoder.encode(width: width, height: height, channels: channels, bitDepth: 8,
-                              rows: pixels, compression: compression)
+                              rows: pixels, compression: compression, parts: parts)
     }
 
     /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.
@@ -92,10 +93,11 @@ extension Image {
         return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
     }
 
-    /// The image encoded as `format`.
-    public func encoded(as format: ImageFormat, options: EncodingOptions = EncodingOptions()) throws -> [UInt8] {
+    /// The image encoded as `format`; `parts`: threads to share PNG encoding with (the same bytes either way).
+    public func encoded(as format: ImageFormat, options: EncodingOptions = EncodingOptions(),
+                        parts: ParallelParts = .serial) throws -> [UInt8] {
         switch format {
-        case .png: try pngData(compression: options.pngCompression)
+        case .png: try pngData(compression: options.pngCompression, parts: parts)
         case .jpeg: try jpegData(quality: options.jpegQuality)
         }
     }

@@ -9,35 +9,49 @@ import _CPNG
 ///                                 compression: .fast)   // a 16-bit gray label map: labels 1 and 65535
 /// ```
 public enum PNGEncoder {
+    /// Filtered rows per segment: the rows are filtered and run-length compressed in segments of about this
+    /// many bytes, which `parts` may work on at the same time (``RunLengthDeflate``; a file of one segment is
+    /// one plain stream).
+    static let segmentBytes = 1 << 18
+
     /// Encodes `height` rows of `width` pixels of `channels` (1 gray, 3 RGB, 4 RGBA) samples of `bitDepth`
-    /// bits (8, or 16 big-endian as PNG stores them).
+    /// bits (8, or 16 big-endian as PNG stores them). `parts`: threads to share the work with (the same bytes
+    /// either way).
     public static func encode(width: Int, height: Int, channels: Int, bitDepth: Int, rows pixels: [UInt8],
-                       compression: PNGCompression) throws -> [UInt8] {
+                              compression: PNGCompression, parts: ParallelParts = .serial) throws -> [UInt8] {
         let bpp = channels * bitDepth / 8  // bytes per pixel
         let stride = width * bpp
         precondition(pixels.count == stride * height, "PNG rows do not match the size")
+        let rowsPerSegment = max(1, segmentBytes / (stride + 1))
+        let segments = (0..<max(1, (height + rowsPerSegment - 1) / rowsPerSegment)).map { s in
+            (s * rowsPerSegment * (stride + 1))..<(min(height, (s + 1) * rowsPerSegment) * (stride + 1))
+        }
         // Filtered scanlines: one filter-type byte, then the row.
         var filtered = [UInt8](repeating: 0, count: (stride + 1) * height)
         let zeroRow = [UInt8](repeating: 0, count: stride)  // the row "above" the first
         pixels.withUnsafeBufferPointer { px in
             zeroRow.withUnsafeBufferPointer { zero in
                 filtered.withUnsafeMutableBufferPointer { out in
-                    for y in 0..<height {
-                        let row = px.baseAddress! + y * stride
-                        let above = y > 0 ? row - stride : zero.baseAddress!
-                        // Score all five filters without storing them, then write the best (the first on ties).
-                        let scores = filterScores(row: row, above: above, count: stride, bpp: bpp)
-                        var best = 0
-                        for f in 1..<5 where scores[f] < scores[best] { best = f }
-                        let dst = out.baseAddress! + y * (stride + 1)
-                        dst[0] = UInt8(best)
-                        applyFilter(best, row: row, above: above, count: stride, bpp: bpp, into: dst + 1)
+                    parts.forEach(segments.count) { s in
+                        for y in (s * rowsPerSegment)..<min(height, (s + 1) * rowsPerSegment) {
+                            let row = px.baseAddress! + y * stride
+                            let above = y > 0 ? row - stride : zero.baseAddress!
+                            // Score all five filters without storing them, then write the best (the first on ties).
+                            let scores = filterScores(row: row, above: above, count: stride, bpp: bpp)
+                            var best = 0
+                            for f in 1..<5 where scores[f] < scores[best] { best = f }
+                            let dst = out.baseAddress! + y * (stride + 1)
+                            dst[0] = UInt8(best)
+                            applyFilter(best, row: row, above: above, count: stride, bpp: bpp, into: dst + 1)
+                        }
                     }
                 }
             }
         }
         let grayContent = compression == .fast && bitDepth == 8 && channels >= 3 && isGray(pixels, channels: channels)
-        let compressed = try deflate(filtered, compression, grayContent: grayContent)
+        let compressed = compression == .fast && !grayContent
+            ? filtered.withUnsafeBufferPointer { RunLengthDeflate.compress($0, segments: segments, parts: parts) }
+            : try deflate(filtered, compression, grayContent: grayContent)
         let colorType: UInt8 = channels == 1 ? 0 : channels == 3 ? 2 : 6
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         out.reserveCapacity(compressed.count + 64)

@@ -18,36 +18,78 @@ public enum RunLengthDeflate {
 
     /// `data` as one zlib stream (RFC 1950) of run-length deflate.
     public static func compress(_ data: [UInt8]) -> [UInt8] {
-        data.withUnsafeBufferPointer { compress($0) }
+        data.withUnsafeBufferPointer { compress($0, segments: [0..<$0.count], parts: .serial) }
     }
 
-    static func compress(_ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        let count = data.count
-        // Every block is at most its bytes stored (5 bytes of header per 65,535), plus the stream's 6 bytes and
+    /// `data` as one zlib stream whose deflate blocks also break at the ends of `segments` (consecutive ranges
+    /// that cover `data`), so that `parts` can compress the segments at the same time: each segment but the last
+    /// ends with an empty stored block (a sync flush, 5 bytes), which leaves it on a byte boundary for the next
+    /// to follow, and its runs may continue the segment before (the window spans them). The bytes depend on the
+    /// segments, not on who compresses them.
+    ///
+    /// ```swift
+    /// let stream = RunLengthDeflate.compress(rows, segments: [0..<half, half..<rows.count], parts: segmenter.parts)
+    /// ```
+    public static func compress(_ data: [UInt8], segments: [Range<Int>], parts: ParallelParts = .serial) -> [UInt8] {
+        data.withUnsafeBufferPointer { compress($0, segments: segments, parts: parts) }
+    }
+
+    static func compress(_ data: UnsafeBufferPointer<UInt8>, segments: [Range<Int>], parts: ParallelParts) -> [UInt8] {
+        precondition(segments.first?.lowerBound == 0 && segments.last?.upperBound == data.count,
+                     "the segments cover the data")
+        var pieces = [[UInt8]](repeating: [], count: segments.count)
+        var checksums = [UInt](repeating: 1, count: segments.count)
+        pieces.withUnsafeMutableBufferPointer { pieces in
+            checksums.withUnsafeMutableBufferPointer { checksums in
+                parts.forEach(segments.count) { s in
+                    let range = segments[s]
+                    pieces[s] = deflateBlocks(data, range: range, final: s == segments.count - 1)
+                    if !range.isEmpty {
+                        checksums[s] = adler32(1, data.baseAddress! + range.lowerBound, UInt32(range.count))
+                    }
+                }
+            }
+        }
+        var adler = checksums[0]
+        for s in 1..<max(1, segments.count) {
+            adler = adler32_combine(adler, checksums[s], Int(segments[s].count))
+        }
+        var out: [UInt8] = [0x78, 0x01]  // deflate, 32 KiB window, no dictionary, "fastest" level
+        out.reserveCapacity(pieces.reduce(6) { $0 + $1.count })
+        for piece in pieces { out += piece }
+        out += [UInt8(adler >> 24 & 0xFF), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF)]
+        return out
+    }
+
+    /// The deflate blocks of `data[range]`, the last one final if `final`; else followed by an empty stored block,
+    /// so that they end on a byte boundary. A run may start at `range`'s first byte, repeating the byte before it.
+    static func deflateBlocks(_ data: UnsafeBufferPointer<UInt8>, range: Range<Int>, final: Bool) -> [UInt8] {
+        let count = range.count
+        // Every block is at most its bytes stored (5 bytes of header per 65,535), plus the flush's 5 bytes and
         // the bit writer's 8-byte stores.
         let capacity = count + 5 * (count / blockSymbols + count / 65_535 + 2) + 64
         return [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
             var writer = BitWriter(out.baseAddress!)
-            writer.bytes(0x78, 0x01)  // deflate, 32 KiB window, no dictionary, "fastest" level
             let tokens = UnsafeMutablePointer<UInt16>.allocate(capacity: blockSymbols)
             let counts = UnsafeMutablePointer<Int>.allocate(capacity: 286)
             defer { tokens.deallocate(); counts.deallocate() }
-            if count == 0 {
+            if count == 0 && final {
                 writer.bits(0b011, 3)  // a final fixed-code block holding only its end (code 256: seven 0 bits)
                 writer.bits(0, 7)
             }
             lengthCode.withUnsafeBufferPointer { lengthCode in
                 guard let input = data.baseAddress else { return }
-                var i = 0
-                while i < count {
+                let end = range.upperBound
+                var i = range.lowerBound
+                while i < end {
                     let start = i
                     counts.initialize(repeating: 0, count: 286)
                     counts[256] = 1  // the block's end
                     var n = 0
-                    while n < blockSymbols && i < count {
+                    while n < blockSymbols && i < end {
                         let byte = input[i]
                         // A run needs the byte before it three times over: most bytes of a photo fail the first test.
-                        if i > 0 && input[i - 1] == byte, case let run = runLength(input, at: i, count: count), run >= 3 {
+                        if i > 0 && input[i - 1] == byte, case let run = runLength(input, at: i, count: end), run >= 3 {
                             tokens[n] = UInt16(256 + run - 3)
                             counts[257 + Int(lengthCode[run])] += 1
                             i += run
@@ -60,13 +102,14 @@ public enum RunLengthDeflate {
                     }
                     writeBlock(tokens: UnsafeBufferPointer(start: tokens, count: n),
                                counts: UnsafeBufferPointer(start: counts, count: 286),
-                               bytes: UnsafeBufferPointer(start: input + start, count: i - start), final: i == count,
-                               into: &writer)
+                               bytes: UnsafeBufferPointer(start: input + start, count: i - start),
+                               final: final && i == end, into: &writer)
                 }
             }
-            writer.alignToByte()
-            let adler = UInt32(adler32(adler32(0, nil, 0), data.baseAddress, UInt32(count)))
-            writer.bytes(UInt8(adler >> 24), UInt8(adler >> 16 & 0xFF), UInt8(adler >> 8 & 0xFF), UInt8(adler & 0xFF))
+            if !final {  // the sync flush: a non-final stored block of no bytes
+                writer.bits(0b000, 3)
+                writer.bytes(0, 0, 0xFF, 0xFF)
+            }
             written = writer.finish()
             precondition(written <= capacity, "the deflate stream overran its bound")  // a bug, never the input's doing
         }

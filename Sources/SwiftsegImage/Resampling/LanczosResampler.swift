@@ -69,21 +69,26 @@ public enum LanczosResampler {
     }
 
     /// Resizes an 8-bit image (any channel count; channels are independent). Returns a copy when the size
-    /// is unchanged.
-    public static func resize(_ image: Image, width: Int, height: Int) -> Image {
+    /// is unchanged. `parts`: threads to share the rows with (the same bytes either way).
+    public static func resize(_ image: Image, width: Int, height: Int, parts: ParallelParts = .serial) -> Image {
         let pixels = resize(image.pixels, channels: image.channels, width: image.width, height: image.height,
-                            toWidth: width, toHeight: height)
+                            toWidth: width, toHeight: height, parts: parts)
         return Image(width: width, height: height, channels: image.channels, pixels: pixels)
     }
+
+    /// Rows per part when a pass is shared between threads: enough that a part is worth handing over.
+    static let rowsPerPart = 32
 
     /// Resizes interleaved 8-bit samples.
     ///
     /// Sums are 32-bit, as Pillow's: 8-bit samples times 22-bit weights whose magnitudes add up to well under
     /// 2 (Lanczos' negative lobes), so they cannot overflow, and wrapping arithmetic lets the loops vectorise.
+    /// Each pass is cut into parts of ``rowsPerPart`` output rows, which `parts` may run at the same time.
     public static func resize(_ src: [UInt8], channels: Int, width: Int, height: Int,
-                              toWidth outW: Int, toHeight outH: Int) -> [UInt8] {
+                              toWidth outW: Int, toHeight outH: Int, parts: ParallelParts = .serial) -> [UInt8] {
         precondition(outW > 0 && outH > 0, "target size must be positive")
         let half = Int32(1 << (precisionBits - 1))
+        @inline(__always) func partCount(_ rows: Int) -> Int { (rows + rowsPerPart - 1) / rowsPerPart }
         var current = src
         var curW = width
         if outW != width {
@@ -91,12 +96,16 @@ public enum LanczosResampler {
             var out = [UInt8](repeating: 0, count: outW * height * channels)
             current.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBufferPointer { o in
-                    switch channels {  // the channel count as a constant: all channels of a tap in one pass
-                    case 1: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 1)
-                    case 3: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 3)
-                    case 4: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW, channels: 4)
-                    default: horizontalPass(s.baseAddress!, o.baseAddress!, t, width: width, height: height, outW: outW,
-                                            channels: channels)
+                    let source = s.baseAddress!, target = o.baseAddress!
+                    parts.forEach(partCount(height)) { part in
+                        let y0 = part * rowsPerPart, rows = min(rowsPerPart, height - y0)
+                        let s = source + y0 * width * channels, o = target + y0 * outW * channels
+                        switch channels {  // the channel count as a constant: all channels of a tap in one pass
+                        case 1: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 1)
+                        case 3: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 3)
+                        case 4: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 4)
+                        default: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: channels)
+                        }
                     }
                 }
             }
@@ -107,22 +116,24 @@ public enum LanczosResampler {
             let t = taps(inSize: height, outSize: outH)
             let rowLen = curW * channels
             var out = [UInt8](repeating: 0, count: outH * rowLen)
-            var sums = [Int32](repeating: 0, count: rowLen)
             current.withUnsafeBufferPointer { s in
                 t.weights.withUnsafeBufferPointer { w in
                     out.withUnsafeMutableBufferPointer { o in
-                        sums.withUnsafeMutableBufferPointer { acc in
+                        let source = s.baseAddress!, target = o.baseAddress!
+                        parts.forEach(partCount(outH)) { part in
+                            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: rowLen)
+                            defer { acc.deallocate() }
                             // A whole output row at a time: each tap adds one input row times its weight
                             // (contiguous, so the inner loop is SIMD).
-                            for yy in 0..<outH {
+                            for yy in (part * rowsPerPart)..<min(outH, (part + 1) * rowsPerPart) {
                                 let first = t.first[yy], n = t.count[yy], kw = yy &* t.ksize
                                 for i in 0..<rowLen { acc[i] = half }
                                 for y in 0..<n {
                                     let weight = w[kw &+ y]
-                                    let input = s.baseAddress! + (first &+ y) &* rowLen
+                                    let input = source + (first &+ y) &* rowLen
                                     for i in 0..<rowLen { acc[i] &+= Int32(input[i]) &* weight }
                                 }
-                                let outRow = o.baseAddress! + yy &* rowLen
+                                let outRow = target + yy &* rowLen
                                 for i in 0..<rowLen { outRow[i] = clip8(acc[i]) }
                             }
                         }

@@ -114,6 +114,21 @@ extension ExecutionContext {
         withWorkers(atMost: count) { SwiftsegRuntime.parallelFor(count: count, threads: $0, tasks) }
     }
 
+    /// `body(task)` for every task in `0..<count` on the workers ``withWorkers(atMost:_:)`` gives (with a core
+    /// budget, only cores no other context holds): for work beside the forward pass that the same thread does
+    /// between passes (resizing a photo, encoding its cutout). Tasks may run at the same time; whatever runs
+    /// them, each task is the same.
+    ///
+    /// ```swift
+    /// context.forEachTask(rows) { row in resize(row) }
+    /// ```
+    public func forEachTask(_ count: Int, _ body: (_ task: Int) -> Void) {
+        guard count > 1, threads > 1 else { for task in 0..<count { body(task) }; return }
+        withWorkers(atMost: count) { workers in
+            SwiftsegRuntime.parallelFor(count: count, threads: workers) { task, _ in body(task) }
+        }
+    }
+
     /// Runs `body`, adding its wall time to `profile[name]` when profiling stages.
     @inline(__always)
     public func time(_ name: String, _ body: () -> Void) { measure(name, into: profile, body) }

@@ -18,7 +18,7 @@ enum CutoutRoutes {
         let bytes = try context.imageBytes(request)
         let (pipeline, format) = try Self.pipeline(parameters, service: context.service)
         let files = try context.onLane { lane in
-            try pipeline.encode(try pipeline.lift(try context.decode(bytes), with: lane.segmenter))
+            try pipeline.encode(try pipeline.lift(try context.decode(bytes), with: lane.segmenter), parts: lane.segmenter.parts)
         }
         return RouteContext.image(files.image, format: format)
     }

@@ -21,7 +21,7 @@ enum RembgRoutes {
                                                service: context.service).0
         let bytes = try context.imageBytes(request)
         let files = try context.onLane { lane in
-            try cutout.encode(try cutout.lift(try context.decode(bytes), with: lane.segmenter))
+            try cutout.encode(try cutout.lift(try context.decode(bytes), with: lane.segmenter), parts: lane.segmenter.parts)
         }
         return RouteContext.image(files.image, format: .png)
     }
