@@ -22,14 +22,15 @@ final class RembgParityTests: XCTestCase {
     }
 
     /// The vectorised Lanczos loops give the reference loops' bytes exactly, shrinking and enlarging, for 1, 3
-    /// and 4 channels and odd sizes (the preprocessing test above pins the reference to Pillow's bytes), also
-    /// with their rows shared between two threads.
+    /// and 4 channels and odd sizes (the preprocessing test above pins the reference to Pillow's bytes), in
+    /// every kernel build this CPU runs, also with their rows shared between two threads.
     func testLanczosMatchesReference() {
         let twoThreads = ParallelParts { count, body in parallelFor(count: count, threads: 2) { part, _ in body(part) } }
         var state: UInt64 = 0x9E3779B97F4A7C15
         func next() -> UInt64 { state &+= 0x9E3779B97F4A7C15; var z = state; z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9; return z ^ (z >> 31) }
         for (channels, w, h, ow, oh) in [(3, 512, 384, 320, 320), (1, 320, 320, 451, 300), (4, 37, 91, 64, 5),
-                                          (3, 1, 7, 3, 1), (1, 600, 2, 7, 9), (3, 203, 157, 320, 320)] {
+                                          (3, 1, 7, 3, 1), (1, 600, 2, 7, 9), (3, 203, 157, 320, 320),
+                                          (2, 50, 40, 17, 33), (1, 7, 5, 3, 2)] {
             let pixels = (0..<w * h * channels).map { _ in UInt8(truncatingIfNeeded: next() >> 56) }
             let fast = LanczosResampler.resize(pixels, channels: channels, width: w, height: h, toWidth: ow, toHeight: oh)
             let reference = LanczosResampler.referenceResize(pixels, channels: channels, width: w, height: h,
@@ -38,6 +39,11 @@ final class RembgParityTests: XCTestCase {
             let shared = LanczosResampler.resize(pixels, channels: channels, width: w, height: h, toWidth: ow,
                                                  toHeight: oh, parts: twoThreads)
             XCTAssertEqual(shared, reference, "two threads: \(channels) channels, \(w)×\(h) → \(ow)×\(oh)")
+            for isa in KernelISA.allCases where isa.isSupported && isa != .best {
+                let other = LanczosResampler.resize(pixels, channels: channels, width: w, height: h, toWidth: ow,
+                                                    toHeight: oh, isa: isa)
+                XCTAssertEqual(other, reference, "\(isa) build: \(channels) channels, \(w)×\(h) → \(ow)×\(oh)")
+            }
         }
     }
 

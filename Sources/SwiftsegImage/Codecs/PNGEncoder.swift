@@ -9,9 +9,9 @@ import _CPNG
 ///                                 compression: .fast)   // a 16-bit gray label map: labels 1 and 65535
 /// ```
 public enum PNGEncoder {
-    /// Filtered rows per segment: the rows are filtered and run-length compressed in segments of about this
-    /// many bytes, which `parts` may work on at the same time (``RunLengthDeflate``; a file of one segment is
-    /// one plain stream).
+    /// The rows are filtered and run-length compressed in segments of whole rows, about this many filtered bytes
+    /// each, which `parts` may work on at the same time (``RunLengthDeflate``; a picture of one segment is one
+    /// plain stream, as before segments).
     static let segmentBytes = 1 << 18
 
     /// Encodes `height` rows of `width` pixels of `channels` (1 gray, 3 RGB, 4 RGBA) samples of `bitDepth`

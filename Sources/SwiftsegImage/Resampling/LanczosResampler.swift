@@ -1,4 +1,7 @@
 import Foundation
+import SwiftsegImageKernels
+import SwiftsegImageKernelsAVX2
+import SwiftsegImageKernelsAVX512
 
 /// Lanczos-3 resampling of 8-bit images, computed exactly as Pillow's `Image.resize(size, Image.LANCZOS)`
 /// does (rembg's resampler, both ways): separable passes, horizontal first, with an 8-bit intermediate; the
@@ -82,12 +85,15 @@ public enum LanczosResampler {
     /// Resizes interleaved 8-bit samples.
     ///
     /// Sums are 32-bit, as Pillow's: 8-bit samples times 22-bit weights whose magnitudes add up to well under
-    /// 2 (Lanczos' negative lobes), so they cannot overflow, and wrapping arithmetic lets the loops vectorise.
+    /// 2 (Lanczos' negative lobes), so they cannot overflow, and wrapping arithmetic lets the loops vectorise
+    /// (SwiftsegImageKernels/ResamplingKernels.swift, in the `isa` build: every build gives the same bytes).
     /// Each pass is cut into parts of ``rowsPerPart`` output rows, which `parts` may run at the same time.
     public static func resize(_ src: [UInt8], channels: Int, width: Int, height: Int,
-                              toWidth outW: Int, toHeight outH: Int, parts: ParallelParts = .serial) -> [UInt8] {
+                              toWidth outW: Int, toHeight outH: Int, parts: ParallelParts = .serial,
+                              isa: KernelISA = .best) -> [UInt8] {
         precondition(outW > 0 && outH > 0, "target size must be positive")
-        let half = Int32(1 << (precisionBits - 1))
+        precondition(isa.isSupported, "this CPU cannot run the \(isa) build of the resampling kernels")
+        let kernels = LanczosKernels.of(isa)
         @inline(__always) func partCount(_ rows: Int) -> Int { (rows + rowsPerPart - 1) / rowsPerPart }
         var current = src
         var curW = width
@@ -96,15 +102,24 @@ public enum LanczosResampler {
             var out = [UInt8](repeating: 0, count: outW * height * channels)
             current.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBufferPointer { o in
-                    let source = s.baseAddress!, target = o.baseAddress!
-                    parts.forEach(partCount(height)) { part in
-                        let y0 = part * rowsPerPart, rows = min(rowsPerPart, height - y0)
-                        let s = source + y0 * width * channels, o = target + y0 * outW * channels
-                        switch channels {  // the channel count as a constant: all channels of a tap in one pass
-                        case 1: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 1)
-                        case 3: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 3)
-                        case 4: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: 4)
-                        default: horizontalPass(s, o, t, width: width, height: rows, outW: outW, channels: channels)
+                    t.weights.withUnsafeBufferPointer { w in
+                        t.first.withUnsafeBufferPointer { first in
+                            t.count.withUnsafeBufferPointer { count in
+                                let source = s.baseAddress!, target = o.baseAddress!
+                                parts.forEach(partCount(height)) { part in
+                                    let y0 = part * rowsPerPart, rows = min(rowsPerPart, height - y0)
+                                    // The kernel's transposed strips; zeroed, as a short last strip adds lanes
+                                    // it never reads back.
+                                    let columns = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 16 * channels)
+                                    columns.initialize(repeating: 0, count: width * 16 * channels)
+                                    let results = UnsafeMutablePointer<Int32>.allocate(capacity: outW * 16 * channels)
+                                    defer { columns.deallocate(); results.deallocate() }
+                                    kernels.horizontal(source + y0 * width * channels, target + y0 * outW * channels,
+                                                       width, rows, outW, channels, first.baseAddress!,
+                                                       count.baseAddress!, w.baseAddress!, t.ksize, precisionBits,
+                                                       columns, results)
+                                }
+                            }
                         }
                     }
                 }
@@ -117,24 +132,19 @@ public enum LanczosResampler {
             let rowLen = curW * channels
             var out = [UInt8](repeating: 0, count: outH * rowLen)
             current.withUnsafeBufferPointer { s in
-                t.weights.withUnsafeBufferPointer { w in
-                    out.withUnsafeMutableBufferPointer { o in
-                        let source = s.baseAddress!, target = o.baseAddress!
-                        parts.forEach(partCount(outH)) { part in
-                            let acc = UnsafeMutablePointer<Int32>.allocate(capacity: rowLen)
-                            defer { acc.deallocate() }
-                            // A whole output row at a time: each tap adds one input row times its weight
-                            // (contiguous, so the inner loop is SIMD).
-                            for yy in (part * rowsPerPart)..<min(outH, (part + 1) * rowsPerPart) {
-                                let first = t.first[yy], n = t.count[yy], kw = yy &* t.ksize
-                                for i in 0..<rowLen { acc[i] = half }
-                                for y in 0..<n {
-                                    let weight = w[kw &+ y]
-                                    let input = source + (first &+ y) &* rowLen
-                                    for i in 0..<rowLen { acc[i] &+= Int32(input[i]) &* weight }
+                out.withUnsafeMutableBufferPointer { o in
+                    t.weights.withUnsafeBufferPointer { w in
+                        t.first.withUnsafeBufferPointer { first in
+                            t.count.withUnsafeBufferPointer { count in
+                                let source = s.baseAddress!, target = o.baseAddress!
+                                parts.forEach(partCount(outH)) { part in
+                                    let sums = UnsafeMutablePointer<Int32>.allocate(capacity: rowLen)
+                                    defer { sums.deallocate() }
+                                    kernels.vertical(source, target, rowLen,
+                                                     (part * rowsPerPart)..<min(outH, (part + 1) * rowsPerPart),
+                                                     first.baseAddress!, count.baseAddress!, w.baseAddress!, t.ksize,
+                                                     precisionBits, sums)
                                 }
-                                let outRow = target + yy &* rowLen
-                                for i in 0..<rowLen { outRow[i] = clip8(acc[i]) }
                             }
                         }
                     }
@@ -143,47 +153,6 @@ public enum LanczosResampler {
             current = out
         }
         return current
-    }
-
-    /// The horizontal pass: each output pixel sums its taps along the row, all `channels` (at most 4 at a
-    /// time) per tap, so each weight is loaded once; inlined with a constant `channels` at the call sites.
-    @inline(__always)
-    static func horizontalPass(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ t: Taps,
-                               width: Int, height: Int, outW: Int, channels: Int) {
-        let half = Int32(1 << (precisionBits - 1))
-        t.weights.withUnsafeBufferPointer { w in
-            t.first.withUnsafeBufferPointer { firsts in
-                t.count.withUnsafeBufferPointer { counts in
-                    for y in 0..<height {
-                        let row = src + y &* width &* channels
-                        let outRow = dst + y &* outW &* channels
-                        for xx in 0..<outW {
-                            let n = counts[xx], k = w.baseAddress! + xx &* t.ksize
-                            var c0 = 0
-                            while c0 < channels {
-                                let lanes = Swift.min(4, channels &- c0)
-                                var a0 = half, a1 = half, a2 = half, a3 = half
-                                var p = row + (firsts[xx] &* channels &+ c0)
-                                for x in 0..<n {
-                                    let weight = k[x]
-                                    a0 &+= Int32(p[0]) &* weight
-                                    if lanes > 1 { a1 &+= Int32(p[1]) &* weight }
-                                    if lanes > 2 { a2 &+= Int32(p[2]) &* weight }
-                                    if lanes > 3 { a3 &+= Int32(p[3]) &* weight }
-                                    p += channels
-                                }
-                                let o = outRow + (xx &* channels &+ c0)
-                                o[0] = clip8(a0)
-                                if lanes > 1 { o[1] = clip8(a1) }
-                                if lanes > 2 { o[2] = clip8(a2) }
-                                if lanes > 3 { o[3] = clip8(a3) }
-                                c0 &+= 4
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 
     /// The plain version of ``resize(_:channels:width:height:toWidth:toHeight:)`` (64-bit sums, one output
@@ -238,4 +207,31 @@ public enum LanczosResampler {
         }
         return current
     }
+}
+
+/// The resampling kernels of one ``KernelISA`` build (SwiftsegImageKernels/ResamplingKernels.swift) as function
+/// values: where the resampler switches between the builds.
+struct LanczosKernels: Sendable {
+    typealias Horizontal = @Sendable (_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int,
+                                      _ height: Int, _ outWidth: Int, _ channels: Int, _ first: UnsafePointer<Int>,
+                                      _ count: UnsafePointer<Int>, _ weights: UnsafePointer<Int32>, _ ksize: Int,
+                                      _ precisionBits: Int, _ columns: UnsafeMutablePointer<UInt8>,
+                                      _ results: UnsafeMutablePointer<Int32>) -> Void
+    typealias Vertical = @Sendable (_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ rowLength: Int,
+                                    _ rows: Range<Int>, _ first: UnsafePointer<Int>, _ count: UnsafePointer<Int>,
+                                    _ weights: UnsafePointer<Int32>, _ ksize: Int, _ precisionBits: Int,
+                                    _ sums: UnsafeMutablePointer<Int32>) -> Void
+    let horizontal: Horizontal
+    let vertical: Vertical
+
+    static let builds: [KernelISA: LanczosKernels] = [
+        .baseline: LanczosKernels(horizontal: SwiftsegImageKernels.ResamplingKernels.lanczosHorizontal,
+                                  vertical: SwiftsegImageKernels.ResamplingKernels.lanczosVertical),
+        .avx2: LanczosKernels(horizontal: SwiftsegImageKernelsAVX2.ResamplingKernels.lanczosHorizontal,
+                              vertical: SwiftsegImageKernelsAVX2.ResamplingKernels.lanczosVertical),
+        .avx512: LanczosKernels(horizontal: SwiftsegImageKernelsAVX512.ResamplingKernels.lanczosHorizontal,
+                                vertical: SwiftsegImageKernelsAVX512.ResamplingKernels.lanczosVertical),
+    ]
+
+    static func of(_ isa: KernelISA) -> LanczosKernels { builds[isa]! }
 }
