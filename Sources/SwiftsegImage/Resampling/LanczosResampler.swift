@@ -98,61 +98,53 @@ public enum LanczosResampler {
         var current = src
         var curW = width
         if outW != width {
-            let t = taps(inSize: width, outSize: outW)
-            var out = [UInt8](repeating: 0, count: outW * height * channels)
-            current.withUnsafeBufferPointer { s in
-                out.withUnsafeMutableBufferPointer { o in
-                    t.weights.withUnsafeBufferPointer { w in
-                        t.first.withUnsafeBufferPointer { first in
-                            t.count.withUnsafeBufferPointer { count in
-                                let source = s.baseAddress!, target = o.baseAddress!
-                                parts.forEach(partCount(height)) { part in
-                                    let y0 = part * rowsPerPart, rows = min(rowsPerPart, height - y0)
-                                    // The kernel's transposed strips; zeroed, as a short last strip adds lanes
-                                    // it never reads back.
-                                    let columns = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 16 * channels)
-                                    columns.initialize(repeating: 0, count: width * 16 * channels)
-                                    let results = UnsafeMutablePointer<Int32>.allocate(capacity: outW * 16 * channels)
-                                    defer { columns.deallocate(); results.deallocate() }
-                                    kernels.horizontal(source + y0 * width * channels, target + y0 * outW * channels,
-                                                       width, rows, outW, channels, first.baseAddress!,
-                                                       count.baseAddress!, w.baseAddress!, t.ksize, precisionBits,
-                                                       columns, results)
-                                }
-                            }
-                        }
-                    }
-                }
+            current = pass(taps(inSize: width, outSize: outW), over: current, into: outW * height * channels,
+                           parts: parts, partCount(height)) { part, source, target, first, count, weights, ksize in
+                let y0 = part * rowsPerPart, rows = min(rowsPerPart, height - y0)
+                // The kernel's transposed strips; zeroed, as a short last strip adds lanes it never reads back.
+                let columns = UnsafeMutablePointer<UInt8>.allocate(capacity: width * 16 * channels)
+                columns.initialize(repeating: 0, count: width * 16 * channels)
+                let results = UnsafeMutablePointer<Int32>.allocate(capacity: outW * 16 * channels)
+                defer { columns.deallocate(); results.deallocate() }
+                kernels.horizontal(source + y0 * width * channels, target + y0 * outW * channels, width, rows, outW,
+                                   channels, first, count, weights, ksize, precisionBits, columns, results)
             }
-            current = out
             curW = outW
         }
         if outH != height {
-            let t = taps(inSize: height, outSize: outH)
             let rowLen = curW * channels
-            var out = [UInt8](repeating: 0, count: outH * rowLen)
-            current.withUnsafeBufferPointer { s in
-                out.withUnsafeMutableBufferPointer { o in
-                    t.weights.withUnsafeBufferPointer { w in
-                        t.first.withUnsafeBufferPointer { first in
-                            t.count.withUnsafeBufferPointer { count in
-                                let source = s.baseAddress!, target = o.baseAddress!
-                                parts.forEach(partCount(outH)) { part in
-                                    let sums = UnsafeMutablePointer<Int32>.allocate(capacity: rowLen)
-                                    defer { sums.deallocate() }
-                                    kernels.vertical(source, target, rowLen,
-                                                     (part * rowsPerPart)..<min(outH, (part + 1) * rowsPerPart),
-                                                     first.baseAddress!, count.baseAddress!, w.baseAddress!, t.ksize,
-                                                     precisionBits, sums)
-                                }
-                            }
+            current = pass(taps(inSize: height, outSize: outH), over: current, into: outH * rowLen,
+                           parts: parts, partCount(outH)) { part, source, target, first, count, weights, ksize in
+                let sums = UnsafeMutablePointer<Int32>.allocate(capacity: rowLen)
+                defer { sums.deallocate() }
+                kernels.vertical(source, target, rowLen, (part * rowsPerPart)..<min(outH, (part + 1) * rowsPerPart),
+                                 first, count, weights, ksize, precisionBits, sums)
+            }
+        }
+        return current
+    }
+
+    /// One pass into a new buffer of `outCount` bytes: `body` for each of `partCount` parts (which `parts` may run
+    /// at the same time), given the source, the target and the taps' arrays.
+    static func pass(_ t: Taps, over src: [UInt8], into outCount: Int, parts: ParallelParts, _ partCount: Int,
+                     _ body: (_ part: Int, _ source: UnsafePointer<UInt8>, _ target: UnsafeMutablePointer<UInt8>,
+                              _ first: UnsafePointer<Int>, _ count: UnsafePointer<Int>,
+                              _ weights: UnsafePointer<Int32>, _ ksize: Int) -> Void) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: outCount)
+        src.withUnsafeBufferPointer { s in
+            out.withUnsafeMutableBufferPointer { o in
+                t.weights.withUnsafeBufferPointer { w in
+                    t.first.withUnsafeBufferPointer { f in
+                        t.count.withUnsafeBufferPointer { c in
+                            let source = s.baseAddress!, target = o.baseAddress!
+                            parts.forEach(partCount) { body($0, source, target, f.baseAddress!, c.baseAddress!,
+                                                            w.baseAddress!, t.ksize) }
                         }
                     }
                 }
             }
-            current = out
         }
-        return current
+        return out
     }
 
     /// The plain version of ``resize(_:channels:width:height:toWidth:toHeight:)`` (64-bit sums, one output
