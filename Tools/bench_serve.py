@@ -2,7 +2,7 @@
 """Load benchmark for `swiftseg serve` beside rembg's `rembg s`, on loopback, for PERF.md.
 
     python3 Tools/bench_serve.py [--requests 2000] [--clients 1,4,16] [--rounds 1] [--concurrent 2]
-                                 [--rembg PATH] [--rembg-requests 300]
+                                 [--rembg PATH] [--rembg-requests 300] [--baseline PATH]
     python3 Tools/bench_serve.py --mixed 2000        # every endpoint in turn: RSS after the 200th and the last
 
 For each round, client count and server (alternating: swiftseg, then rembg if given), it starts the server fresh
@@ -13,6 +13,11 @@ RSS (/proc/PID/status) after the 200th request and at the end, and its peak (VmH
 run: requests/s, latency median and 95th percentile, errors, RSS, and the CPU time per request of the server
 (/proc/PID/stat) and of this client, which shares the cores with it. Bounded: every run stops at `--time-limit`
 seconds. Standard library only (no Tools venv needed for the client).
+
+With `--baseline` (another build's swiftseg binary) that build runs too, right after this one in every round, and
+with `--rounds` above 1 the last lines summarise each client count: the ratios of requests/s round by round (this
+build over rembg's, and over the baseline's) and their medians. This VM's load moves every server by ±15 % from
+one minute to the next, so only ratios measured in the same round mean much.
 
 rembg: `--rembg /path/to/venv/bin/rembg` (pip install "rembg[cpu,cli]"; its u2netp.onnx must already be in
 ~/.u2net, as rembg downloads models from GitHub, which is not reachable here).
@@ -201,6 +206,7 @@ def main():
     p.add_argument("--time-limit", type=float, default=900, help="seconds per run at most")
     p.add_argument("--swiftseg", default=os.path.join(HERE, "..", ".build", "release", "swiftseg"))
     p.add_argument("--rembg", help="rembg's executable (rembg[cli]); omitted: swiftseg only")
+    p.add_argument("--baseline", help="another build's swiftseg binary, run after this one in every round")
     p.add_argument("--concurrent", type=int, default=2, help="swiftseg's lanes (--concurrent)")
     p.add_argument("--threads", type=int, help="swiftseg's --threads (default: its own, all cores)")
     p.add_argument("--port", type=int, default=7077)
@@ -214,18 +220,34 @@ def main():
     for path in PHOTOS:
         with open(path, "rb") as f:
             bodies.append(multipart(f.read(), os.path.basename(path)))
+    rates = {}  # (server, clients) -> requests/s of each round
     for _ in range(a.rounds):
         for clients in [int(c) for c in a.clients.split(",")]:
-            servers = [("swiftseg", [a.swiftseg, "serve", "--host", "127.0.0.1", "--port", str(a.port),
-                                     "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"]
-                        + (["--threads", str(a.threads)] if a.threads else []), a.requests)]
+            def swiftseg(kind, binary, port):
+                return (kind, [binary, "serve", "--host", "127.0.0.1", "--port", str(port),
+                               "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"]
+                        + (["--threads", str(a.threads)] if a.threads else []), a.requests)
+            servers = [swiftseg("swiftseg", a.swiftseg, a.port)]
+            if a.baseline:
+                servers.append(swiftseg("baseline", a.baseline, a.port + 2))
             if a.rembg:
                 servers.append(("rembg", [a.rembg, "s", "--host", "127.0.0.1", "--port", str(a.port + 1),
                                           "--log_level", "error", "--no-ui"], a.rembg_requests))
             for kind, command, count in servers:
                 port = int(command[command.index("--port") + 1])
-                print(json.dumps(run(kind, command, port, clients, count, a.time_limit, bodies)), flush=True)
-
+                result = run(kind, command, port, clients, count, a.time_limit, bodies)
+                rates.setdefault((kind, clients), []).append(result["requests_per_s"])
+                print(json.dumps(result), flush=True)
+    if a.rounds > 1:
+        for clients in [int(c) for c in a.clients.split(",")]:
+            ours = rates[("swiftseg", clients)]
+            summary = {"summary": True, "clients": clients, "swiftseg_requests_per_s": ours}
+            for other in ["rembg", "baseline"]:
+                if (other, clients) in rates:
+                    ratios = [round(x / y, 3) for x, y in zip(ours, rates[(other, clients)]) if y > 0]
+                    summary[f"ratio_vs_{other}"] = ratios
+                    summary[f"median_ratio_vs_{other}"] = round(statistics.median(ratios), 3) if ratios else None
+            print(json.dumps(summary), flush=True)
 
 if __name__ == "__main__":
     main()
