@@ -1,10 +1,12 @@
-/// Kernels on channel-blocked maps, the layout a classifier's small maps run in (EfficientNet's 14×14 and 7×7
-/// blocks): channels in blocks of 16, each block pixel-major, so one vector holds one pixel's 16 channels —
-/// element (c, p) of a `C × H·W` map at `(c / 16) · H·W · 16 + p · 16 + c % 16` (C a multiple of 16). There the
-/// depthwise conv needs no transposes (each tap is one vector multiply-add across 16 channels) and a 1×1 conv
-/// no padded pixel columns (a 7×7 map's 49 pixels are 49 broadcasts, not four vectors with 15 lanes unused).
-/// Each kernel forms the same multiply-adds in the same order as its planar counterpart (the packed GEMM,
-/// ``DepthwiseConvKernels/channelBlock``), so in the FMA builds the bytes are the same (a test checks).
+/// Kernels on channel-blocked maps, the layout a classifier runs in from its stem to its head: channels in
+/// blocks of 16, each block pixel-major, so one vector holds one pixel's 16 channels — element (c, p) of a
+/// `C × H·W` map at `(c / 16) · H·W · 16 + p · 16 + c % 16`; a last block of fewer channels is padded with zero
+/// lanes (24 channels take two blocks). There the depthwise conv needs no transposes or parity splits (each tap
+/// is one vector multiply-add across 16 channels, stride 2 a step of two vectors) and a 1×1 conv no padded
+/// pixel columns (a 7×7 map's 49 pixels are 49 broadcasts, not four vectors with 15 lanes unused). Each kernel
+/// forms the same multiply-adds in the same order as its planar counterpart (the packed GEMM,
+/// ``DepthwiseConvKernels/channelBlock`` on rows of up to 16 pixels, ``DepthwiseConvKernels/channelRows`` on
+/// wider ones), so in the FMA builds the bytes are the same (a test checks).
 public enum BlockedKernels {
     typealias Vector = SIMDKernels.Vector
     static let width = SIMDKernels.width
@@ -20,15 +22,25 @@ public enum BlockedKernels {
     /// pixels (its unused sums are dropped).
     public static let slackFloats = 12 * 16
 
-    /// A 1×1 conv, blocked in and out, for output channel blocks `blocks` (of 16): `output[co][p] =
-    /// epilogue(bias[co] + Σ_ci weight[co][ci] · input[ci][p])`, the sum in ci order. `weight` is the conv's
-    /// matrix packed in row blocks of 16 (`WinogradKernels.packGEMMRows(…, rowBlock: 16, …)`: block b at
-    /// `b · 16 · k`, column by column, so input channel ci's 16 weights are one vector). The residual, if any,
-    /// is blocked like the output. `inChannels` is a multiple of 16; `input` readable ``slackFloats`` past its end.
+    /// Input channels the 1×1 kernel sums over before it moves to the next pixels: a block pair's weights for
+    /// them (16 KB) stay in L1 while every pixel of the task reads them. The sums of a chunk wait in the
+    /// output for the next one (stored and reloaded as they are, so the order and the bytes do not change).
+    static let reductionChunk = 128
+
+    /// Channel blocks of a map of `channels` channels (the last one padded with zero lanes).
+    public static func blocks(channels: Int) -> Int { (channels + width - 1) / width }
+
+    /// A 1×1 conv, blocked in and out, for output channel blocks `blocks` (of 16) and pixels `pixels`:
+    /// `output[co][p] = epilogue(bias[co] + Σ_ci weight[co][ci] · input[ci][p])`, the sum in ci order. `weight` is
+    /// the conv's matrix packed in row blocks of 16, the last one padded with zero rows (block b at `b · 16 · k`,
+    /// column by column, so input channel ci's 16 weights are one vector), `bias` padded alike, so a padded
+    /// output lane is zero (plus the residual's, zero too). The residual, if any, is blocked like the output.
+    /// `input` is read `inChannels` lanes deep (any count) and ``slackFloats`` past its end.
     @inline(never)
     public static func pointwise(input: UnsafePointer<Float>, pixels hw: Int, inChannels k: Int,
                                  weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
-                                 output: UnsafeMutablePointer<Float>, blocks: Range<Int>, epilogue: KernelEpilogue) {
+                                 output: UnsafeMutablePointer<Float>, blocks: Range<Int>, pixels range: Range<Int>,
+                                 epilogue: KernelEpilogue) {
         @inline(__always) func run<A: VectorActivation, R: ResidualChoice>(_: A.Type, _: R.Type) {
             let residual = epilogue.residual ?? UnsafePointer(output)
             var b = blocks.lowerBound
@@ -37,12 +49,17 @@ public enum BlockedKernels {
             while b + 2 <= blocks.upperBound {
                 let w = weight + b * width * k, bias = bias + b * width
                 let out = output + b * hw * width, res = residual + b * hw * width
-                var p0 = 0
-                while p0 < hw {
-                    pointwisePair(input + p0 * width, hw, k, w, w + width * k, SIMDKernels.load(bias),
-                                  SIMDKernels.load(bias + width), out + p0 * width, res + p0 * width,
-                                  Swift.min(8, hw - p0), A.self, R.self)
-                    p0 += 8
+                var c0 = 0
+                while c0 < k {
+                    let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
+                    var p0 = range.lowerBound
+                    while p0 < range.upperBound {
+                        pointwisePair(x + p0 * width, hw, c1 - c0, wc, wc + width * k, SIMDKernels.load(bias),
+                                      SIMDKernels.load(bias + width), out + p0 * width, res + p0 * width,
+                                      Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
+                        p0 += 8
+                    }
+                    c0 = c1
                 }
                 b += 2
             }
@@ -50,11 +67,17 @@ public enum BlockedKernels {
             while b < blocks.upperBound {
                 let w = weight + b * width * k, bv = SIMDKernels.load(bias + b * width)
                 let out = output + b * hw * width, res = residual + b * hw * width
-                var p0 = 0
-                while p0 < hw {
-                    pointwiseBlock(input + p0 * width, hw, k, w, bv, out + p0 * width, res + p0 * width,
-                                   Swift.min(pixelBlock, hw - p0), A.self, R.self)
-                    p0 += pixelBlock
+                var c0 = 0
+                while c0 < k {
+                    let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
+                    var p0 = range.lowerBound
+                    while p0 < range.upperBound {
+                        pointwiseBlock(x + p0 * width, hw, c1 - c0, wc, bv, out + p0 * width, res + p0 * width,
+                                       Swift.min(pixelBlock, range.upperBound - p0), first: c0 == 0, last: c1 == k,
+                                       A.self, R.self)
+                        p0 += pixelBlock
+                    }
+                    c0 = c1
                 }
                 b += 1
             }
@@ -73,17 +96,20 @@ public enum BlockedKernels {
     @inline(__always)
     static func pointwiseBlock<A: VectorActivation, R: ResidualChoice>(
         _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ w: UnsafePointer<Float>, _ bias: Vector,
-        _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>, _ count: Int, _: A.Type, _: R.Type
+        _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool,
+        _: A.Type, _: R.Type
     ) {
-        let zero = Vector(repeating: 0)
-        var s0 = zero, s1 = zero, s2 = zero, s3 = zero, s4 = zero, s5 = zero
+        @inline(__always) func start(_ i: Int) -> Vector {
+            first || i >= count ? Vector(repeating: 0) : SIMDKernels.load(out + i * width)
+        }
+        var s0 = start(0), s1 = start(1), s2 = start(2), s3 = start(3), s4 = start(4), s5 = start(5)
         #if SWIFTSEG_32_REGISTERS
-        var s6 = zero, s7 = zero, s8 = zero, s9 = zero, s10 = zero, s11 = zero
+        var s6 = start(6), s7 = start(7), s8 = start(8), s9 = start(9), s10 = start(10), s11 = start(11)
         #endif
         var wp = w
-        for c16 in 0..<(k / width) {
+        for c16 in 0..<blocks(channels: k) {
             let xb = x + c16 &* hw &* width
-            for l in 0..<width {
+            for l in 0..<Swift.min(width, k &- c16 &* width) {
                 let wv = SIMDKernels.load(wp)
                 @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
                 s0 = SIMDKernels.multiplyAdd(term(0), wv, s0)
@@ -105,7 +131,9 @@ public enum BlockedKernels {
         }
         @inline(__always) func put(_ s: Vector, _ i: Int) {
             guard i < count else { return }
-            let activated = A.apply(s + bias), p = out + i * width
+            let p = out + i * width
+            guard last else { SIMDKernels.store(s, p); return }
+            let activated = A.apply(s + bias)
             SIMDKernels.store(R.adds ? activated + SIMDKernels.load(residual + i * width) : activated, p)
         }
         put(s0, 0); put(s1, 1); put(s2, 2); put(s3, 3); put(s4, 4); put(s5, 5)
@@ -121,15 +149,20 @@ public enum BlockedKernels {
     static func pointwisePair<A: VectorActivation, R: ResidualChoice>(
         _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ w0: UnsafePointer<Float>, _ w1: UnsafePointer<Float>,
         _ bias0: Vector, _ bias1: Vector, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
-        _ count: Int, _: A.Type, _: R.Type
+        _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
     ) {
-        let zero = Vector(repeating: 0)
-        var a0 = zero, a1 = zero, a2 = zero, a3 = zero, a4 = zero, a5 = zero, a6 = zero, a7 = zero
-        var b0 = zero, b1 = zero, b2 = zero, b3 = zero, b4 = zero, b5 = zero, b6 = zero, b7 = zero
+        let second = hw * width
+        @inline(__always) func start(_ i: Int, _ block: Int) -> Vector {
+            first || i >= count ? Vector(repeating: 0) : SIMDKernels.load(out + block * second + i * width)
+        }
+        var a0 = start(0, 0), a1 = start(1, 0), a2 = start(2, 0), a3 = start(3, 0)
+        var a4 = start(4, 0), a5 = start(5, 0), a6 = start(6, 0), a7 = start(7, 0)
+        var b0 = start(0, 1), b1 = start(1, 1), b2 = start(2, 1), b3 = start(3, 1)
+        var b4 = start(4, 1), b5 = start(5, 1), b6 = start(6, 1), b7 = start(7, 1)
         var p = w0, q = w1
-        for c16 in 0..<(k / width) {
+        for c16 in 0..<blocks(channels: k) {
             let xb = x + c16 &* hw &* width
-            for l in 0..<width {
+            for l in 0..<Swift.min(width, k &- c16 &* width) {
                 let u = SIMDKernels.load(p), v = SIMDKernels.load(q)
                 @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
                 var t = term(0); a0 = SIMDKernels.multiplyAdd(t, u, a0); b0 = SIMDKernels.multiplyAdd(t, v, b0)
@@ -143,10 +176,11 @@ public enum BlockedKernels {
                 p += width; q += width
             }
         }
-        let second = hw * width
         @inline(__always) func put(_ s: Vector, _ t: Vector, _ i: Int) {
             guard i < count else { return }
-            let first = A.apply(s + bias0), other = A.apply(t + bias1), o = out + i * width, r = residual + i * width
+            let o = out + i * width, r = residual + i * width
+            guard last else { SIMDKernels.store(s, o); SIMDKernels.store(t, o + second); return }
+            let first = A.apply(s + bias0), other = A.apply(t + bias1)
             SIMDKernels.store(R.adds ? first + SIMDKernels.load(r) : first, o)
             SIMDKernels.store(R.adds ? other + SIMDKernels.load(r + second) : other, o + second)
         }
@@ -155,69 +189,98 @@ public enum BlockedKernels {
     }
     #endif
 
-    /// Floats of scratch ``depthwise`` needs (the caller's buffer need not be aligned).
-    public static func depthwiseScratchFloats(kernelSize k: Int, stride s: Int, outHeight: Int, outWidth: Int) -> Int {
-        let tileHeight = (outHeight - 1) * s + k, tileWidth = (outWidth - 1) * s + k
-        return (tileHeight * tileWidth + k * k) * width + 2 * width
+    /// Floats of scratch ``depthwise`` needs (the caller's buffer need not be aligned): a ring of k zero-padded
+    /// input rows, a row of zeros, the taps and the tap rows' pointers.
+    public static func depthwiseScratchFloats(kernelSize k: Int, stride s: Int, outWidth: Int) -> Int {
+        let rowFloats = ((outWidth - 1) * s + k) * width
+        return (k + 1) * rowFloats + k * k * width + 2 * k + 2 * width
     }
 
-    /// One channel block (16 channels) of a depthwise conv, blocked in and out: the input block's `height ×
-    /// width` pixel vectors into a zero-padded tile, then each output row's pixels summed in registers through
-    /// the k² taps in raster order (``DepthwiseConvKernels/accumulate``), activated and stored; `weight` is the 16
-    /// channels' k² taps each (channel-major, as the conv holds them), `bias` their 16 biases.
+    /// Output rows `rows` of one channel block (16 channels) of a depthwise conv, blocked in and out: the input
+    /// rows they need copied once each into a ring of k zero-padded rows (a row of `(outWidth − 1) · s + k`
+    /// pixel vectors; column c holds input column c − padLeft), then each output row's pixels summed over the
+    /// k² taps in registers — on rows of at most 16 pixels as ``DepthwiseConvKernels/channelBlock`` sums them
+    /// (raster order, rows outside the input read as zeros: ``DepthwiseConvKernels/accumulateRow``), on wider
+    /// rows as ``DepthwiseConvKernels/channelRows`` does (``DepthwiseConvKernels/accumulateWideRow``) — activated
+    /// and stored. `weight` is the 16 channels' k² taps each (channel-major, as the conv holds them), `bias`
+    /// their 16 biases.
     @inline(never)
     public static func depthwise(input: UnsafePointer<Float>, height h: Int, width w: Int, weight: UnsafePointer<Float>,
                                  bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int, padTop: Int,
                                  padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight oh: Int,
-                                 outWidth ow: Int, activation: KernelEpilogue.Activation,
+                                 outWidth ow: Int, rows: Range<Int>, activation: KernelEpilogue.Activation,
                                  scratch: UnsafeMutablePointer<Float>) {
         switch activation {
-        case .none: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, oh, ow, Identity.self, scratch)
-        case .relu: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, oh, ow, ReLU.self, scratch)
-        case .relu6: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, oh, ow, ReLU6.self, scratch)
+        case .none: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, Identity.self, scratch)
+        case .relu: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, ReLU.self, scratch)
+        case .relu6: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, ReLU6.self, scratch)
         }
     }
+
+    /// Output rows at most this wide are summed as the planar block kernel sums them (``depthwise``).
+    public static let narrowRowPixels = 16
 
     @inline(__always)
     static func depthwiseBody<A: VectorActivation>(_ input: UnsafePointer<Float>, _ h: Int, _ w: Int,
                                                    _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                                    _ k: Int, _ s: Int, _ padTop: Int, _ padLeft: Int,
-                                                   _ output: UnsafeMutablePointer<Float>, _ oh: Int, _ ow: Int,
+                                                   _ output: UnsafeMutablePointer<Float>, _ ow: Int, _ outRows: Range<Int>,
                                                    _: A.Type, _ scratch: UnsafeMutablePointer<Float>) {
-        let tileHeight = (oh - 1) * s + k, tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width
-        let tile = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
-            .bindMemory(to: Float.self, capacity: depthwiseScratchFloats(kernelSize: k, stride: s, outHeight: oh, outWidth: ow))
-        let taps = tile + tileHeight * rowFloats
-        // Tile row r, column c hold input row r − padTop, column c − padLeft (zero outside the input).
-        let rows = Swift.max(0, -padTop)..<Swift.min(h, tileHeight - padTop)
-        let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
-        for r in 0..<tileHeight where !rows.contains(r - padTop) { (tile + r * rowFloats).update(repeating: 0, count: rowFloats) }
-        for y in rows {
-            let row = tile + (y + padTop) * rowFloats
-            row.update(repeating: 0, count: (padLeft + columns.lowerBound) * width)
-            (row + (padLeft + columns.lowerBound) * width).update(from: input + (y * w + columns.lowerBound) * width,
-                                                                  count: columns.count * width)
-            let right = padLeft + columns.upperBound
-            (row + right * width).update(repeating: 0, count: (tileWidth - right) * width)
-        }
+        let tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width
+        let ring = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: depthwiseScratchFloats(kernelSize: k, stride: s, outWidth: ow))
+        let zeros = ring + k * rowFloats, taps = zeros + rowFloats
+        let pointers = UnsafeMutableRawPointer(taps + k * k * width).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
+        zeros.update(repeating: 0, count: rowFloats)
         DepthwiseConvKernels.gatherTaps(weight, kernelSize: k, into: taps)
-        DepthwiseConvKernels.accumulateRows(tile, tileWidth: tileWidth, stride: s, kernelSize: k, taps: taps,
-                                            bias: SIMDKernels.load(bias), outHeight: oh, outWidth: ow, into: output, A.self)
+        let b = SIMDKernels.load(bias)
+        // Ring column c holds input column c − padLeft: these input columns, the rest zero.
+        let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
+        let left = padLeft + columns.lowerBound, right = padLeft + columns.upperBound
+        var loaded = Int.min   // the last input row copied into the ring (rows only move forward)
+        for oy in outRows {
+            let first = oy * s - padTop   // input row of tap row 0
+            var r = Swift.max(first, loaded + 1, 0)
+            while r < Swift.min(first + k, h) {
+                let row = ring + (r % k) * rowFloats
+                row.update(repeating: 0, count: left * width)
+                (row + left * width).update(from: input + (r * w + columns.lowerBound) * width, count: columns.count * width)
+                (row + right * width).update(repeating: 0, count: (tileWidth - right) * width)
+                loaded = r
+                r += 1
+            }
+            for ky in 0..<k {
+                let y = first + ky
+                pointers[ky] = UnsafePointer(y >= 0 && y < h ? ring + (y % k) * rowFloats : zeros)
+            }
+            let out = output + oy * ow * width
+            if ow <= narrowRowPixels {
+                DepthwiseConvKernels.accumulateRow(UnsafePointer(pointers), 0..<k, stride: s, kernelSize: k, taps: taps,
+                                                   bias: b, outWidth: ow, into: out, A.self)
+            } else {
+                let inside = Swift.max(0, -first)..<Swift.max(Swift.max(0, -first), Swift.min(k, h - first))
+                DepthwiseConvKernels.accumulateWideRow(UnsafePointer(pointers), inside, stride: s, kernelSize: k,
+                                                       taps: taps, bias: b, outWidth: ow, into: out, A.self)
+            }
+        }
     }
 
     /// Planes (`channels × pixels`, channel c at `planes + c · pixels`) → blocked, 16 pixels of a channel block
-    /// at a time through ``DepthwiseConvKernels/transpose16(_:)``; `scratch` holds 16 vectors.
+    /// at a time through ``DepthwiseConvKernels/transpose16(_:)``, a last block's padded lanes zero; `scratch`
+    /// holds 17 vectors.
     public static func block(_ planes: UnsafePointer<Float>, channels: Int, pixels hw: Int,
                              into blocked: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let staging = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Float.self, capacity: width * width)
-        for b in 0..<(channels / width) {
+        for b in 0..<blocks(channels: channels) {
+            let lanes = Swift.min(width, channels - b * width)
             var p0 = 0
             while p0 < hw {
                 let count = Swift.min(width, hw - p0)
-                for c in 0..<width {
+                for c in 0..<lanes {
                     (staging + c * width).update(from: planes + (b * width + c) * hw + p0, count: count)
                     (staging + c * width + count).update(repeating: 0, count: width - count)
                 }
+                (staging + lanes * width).update(repeating: 0, count: (width - lanes) * width)
                 staging.withMemoryRebound(to: Vector.self, capacity: width) { DepthwiseConvKernels.transpose16($0) }
                 (blocked + (b * hw + p0) * width).update(from: staging, count: count * width)
                 p0 += width
@@ -229,14 +292,15 @@ public enum BlockedKernels {
     public static func unblock(_ blocked: UnsafePointer<Float>, channels: Int, pixels hw: Int,
                                into planes: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>) {
         let staging = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64).bindMemory(to: Float.self, capacity: width * width)
-        for b in 0..<(channels / width) {
+        for b in 0..<blocks(channels: channels) {
+            let lanes = Swift.min(width, channels - b * width)
             var p0 = 0
             while p0 < hw {
                 let count = Swift.min(width, hw - p0)
                 staging.update(from: blocked + (b * hw + p0) * width, count: count * width)
                 (staging + count * width).update(repeating: 0, count: (width - count) * width)
                 staging.withMemoryRebound(to: Vector.self, capacity: width) { DepthwiseConvKernels.transpose16($0) }
-                for c in 0..<width { (planes + (b * width + c) * hw + p0).update(from: staging + c * width, count: count) }
+                for c in 0..<lanes { (planes + (b * width + c) * hw + p0).update(from: staging + c * width, count: count) }
                 p0 += width
             }
         }

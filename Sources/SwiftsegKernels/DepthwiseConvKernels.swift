@@ -334,46 +334,62 @@ public enum DepthwiseConvKernels {
     }
 
     /// Every output row of a block kernel from its zero-padded tile (a pixel's 16 channels per vector, rows
-    /// `tileWidth` vectors long): up to 8 pixels at a time summed in registers (``accumulate``), activated and
-    /// stored to `out` (a vector per output pixel, row after row).
+    /// `tileWidth` vectors long): each row's k tap rows through ``accumulateRow``, into `out` (a vector per
+    /// output pixel, row after row).
     @inline(__always)
     static func accumulateRows<A: VectorActivation>(_ tile: UnsafePointer<Float>, tileWidth: Int, stride s: Int,
                                                     kernelSize k: Int, taps: UnsafePointer<Float>, bias b: Vector,
                                                     outHeight oh: Int, outWidth ow: Int,
                                                     into output: UnsafeMutablePointer<Float>, _: A.Type) {
-        let rowFloats = tileWidth &* width, step = s &* width
-        for oy in 0..<oh {
-            var x = 0
-            while x < ow {
-                let count = Swift.min(8, ow - x)
-                let out = output + (oy &* ow &+ x) &* width, src = tile + (oy &* s &* tileWidth &+ x &* s) &* width
-                switch count {
-                case 8: accumulate(8, src, rowFloats, step, k, taps, b, out, A.self)
-                case 7: accumulate(7, src, rowFloats, step, k, taps, b, out, A.self)
-                case 6: accumulate(6, src, rowFloats, step, k, taps, b, out, A.self)
-                case 5: accumulate(5, src, rowFloats, step, k, taps, b, out, A.self)
-                case 4: accumulate(4, src, rowFloats, step, k, taps, b, out, A.self)
-                case 3: accumulate(3, src, rowFloats, step, k, taps, b, out, A.self)
-                case 2: accumulate(2, src, rowFloats, step, k, taps, b, out, A.self)
-                default: accumulate(1, src, rowFloats, step, k, taps, b, out, A.self)
-                }
-                x += 8
+        let rowFloats = tileWidth &* width
+        withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: k) { rows in
+            for oy in 0..<oh {
+                for ky in 0..<k { rows[ky] = tile + (oy &* s &+ ky) &* rowFloats }
+                accumulateRow(UnsafePointer(rows.baseAddress!), 0..<k, stride: s, kernelSize: k, taps: taps, bias: b,
+                              outWidth: ow, into: output + oy &* ow &* width, A.self)
             }
         }
     }
 
-    /// `count` (1–8, a constant at each call, so the unused sums fold away) output pixels of one row of
-    /// ``channelBlock``: bias + Σ over the k×k taps of tap · input, the taps in raster order, then the activation,
-    /// stored to `out` (a vector per pixel). `src` is the first pixel's top-left input, pixels `step` floats
-    /// apart, tile rows `rowFloats` apart.
+    /// One output row of a block kernel: up to 8 pixels at a time summed in registers (``accumulate``) over tap
+    /// rows `taps` (`rows[ky]`: the row tap row ky reads, a pixel's 16 channels per vector, zero-padded so
+    /// output pixel x's tap (ky, kx) is vector `x · s + kx`), activated and stored to `out` (a vector a pixel).
     @inline(__always)
-    static func accumulate<A: VectorActivation>(_ count: Int, _ src: UnsafePointer<Float>, _ rowFloats: Int,
-                                                _ step: Int, _ k: Int, _ taps: UnsafePointer<Float>, _ bias: Vector,
+    static func accumulateRow<A: VectorActivation>(_ rows: UnsafePointer<UnsafePointer<Float>>, _ tapRows: Range<Int>,
+                                                   stride s: Int, kernelSize k: Int, taps: UnsafePointer<Float>,
+                                                   bias b: Vector, outWidth ow: Int,
+                                                   into output: UnsafeMutablePointer<Float>, _: A.Type) {
+        let step = s &* width
+        var x = 0
+        while x < ow {
+            let count = Swift.min(8, ow - x), out = output + x &* width, offset = x &* step
+            switch count {
+            case 8: accumulate(8, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 7: accumulate(7, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 6: accumulate(6, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 5: accumulate(5, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 4: accumulate(4, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 3: accumulate(3, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 2: accumulate(2, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            default: accumulate(1, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            }
+            x += 8
+        }
+    }
+
+    /// `count` (1–8, a constant at each call, so the unused sums fold away) output pixels of one row of a block
+    /// kernel: bias + Σ over tap rows `tapRows` (all k of a zero-padded tile; a wide row skips those outside the
+    /// input) and the k tap columns of tap · input, in raster order, then the activation, stored to `out` (a
+    /// vector per pixel). The first pixel's tap row ky starts `offset` floats into `rows[ky]`; pixels are `step`
+    /// floats apart.
+    @inline(__always)
+    static func accumulate<A: VectorActivation>(_ count: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
+                                                _ tapRows: Range<Int>, _ offset: Int, _ step: Int, _ k: Int,
+                                                _ taps: UnsafePointer<Float>, _ bias: Vector,
                                                 _ out: UnsafeMutablePointer<Float>, _: A.Type) {
         var s0 = bias, s1 = bias, s2 = bias, s3 = bias, s4 = bias, s5 = bias, s6 = bias, s7 = bias
-        var tap = taps
-        for ky in 0..<k {
-            var p = src + ky &* rowFloats
+        for ky in tapRows {
+            var p = rows[ky] + offset, tap = taps + ky &* k &* width
             for _ in 0..<k {
                 let t = SIMDKernels.load(tap)
                 s0 = SIMDKernels.multiplyAdd(t, SIMDKernels.load(p), s0)
@@ -396,6 +412,91 @@ public enum DepthwiseConvKernels {
         if count > 5 { SIMDKernels.store(A.apply(s5), out + 5 * width) }
         if count > 6 { SIMDKernels.store(A.apply(s6), out + 6 * width) }
         if count > 7 { SIMDKernels.store(A.apply(s7), out + 7 * width) }
+    }
+
+    /// Pixels of a wide row summed at once by ``accumulateColumns``: k of their sums each stay in registers.
+    #if SWIFTSEG_32_REGISTERS
+    static let widePixels = 4
+    #else
+    static let widePixels = 1
+    #endif
+
+    /// One output row of a block kernel wider than ``Conv2D/depthwiseBlockMaximumWidth``-sized rows, each pixel
+    /// summed exactly as the per-channel kernel (``channelRows``) sums it, so that a blocked map gets the planar
+    /// path's bytes: for k = 3 and 5 one sum per tap column (the first starting at the bias) over the tap rows
+    /// inside the input (`tapRows`), added up at the end (3: (c0 + c1) + c2; 5: (c0 + c1) + (c2 + c3) + c4);
+    /// other k one sum in raster order. `rows[ky]` is tap row ky's row (zero-padded columns), pixels `s`
+    /// vectors apart.
+    @inline(__always)
+    static func accumulateWideRow<A: VectorActivation>(_ rows: UnsafePointer<UnsafePointer<Float>>, _ tapRows: Range<Int>,
+                                                       stride s: Int, kernelSize k: Int, taps: UnsafePointer<Float>,
+                                                       bias b: Vector, outWidth ow: Int,
+                                                       into output: UnsafeMutablePointer<Float>, _: A.Type) {
+        guard k == 3 || k == 5 else {
+            accumulateRow(rows, tapRows, stride: s, kernelSize: k, taps: taps, bias: b, outWidth: ow, into: output, A.self)
+            return
+        }
+        @inline(__always) func run(_ s: Int, _ k: Int) {
+            var x = 0
+            while x + widePixels <= ow {
+                accumulateColumns(widePixels, rows, tapRows, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
+                x += widePixels
+            }
+            while x < ow {
+                accumulateColumns(1, rows, tapRows, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
+                x += 1
+            }
+        }
+        // the stride and size constants in each, so the loads of columns two pixels share merge
+        switch (s, k) {
+        case (1, 3): run(1, 3)
+        case (1, _): run(1, 5)
+        case (_, 3): run(2, 3)
+        default: run(2, 5)
+        }
+    }
+
+    /// `count` (1–4, constant at each call) pixels of ``accumulateWideRow`` for k = 3 or 5 (constant): pixel i's
+    /// tap (ky, kx) reads vector `i · s + kx` of tap row ky from `offset`.
+    @inline(__always)
+    static func accumulateColumns<A: VectorActivation>(_ count: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
+                                                       _ tapRows: Range<Int>, _ offset: Int, _ s: Int, _ k: Int,
+                                                       _ taps: UnsafePointer<Float>, _ bias: Vector,
+                                                       _ out: UnsafeMutablePointer<Float>, _: A.Type) {
+        let zero = Vector(repeating: 0)
+        // sums[pixel][column]: pixel i's tap-column sums
+        var c00 = bias, c01 = zero, c02 = zero, c03 = zero, c04 = zero
+        var c10 = bias, c11 = zero, c12 = zero, c13 = zero, c14 = zero
+        var c20 = bias, c21 = zero, c22 = zero, c23 = zero, c24 = zero
+        var c30 = bias, c31 = zero, c32 = zero, c33 = zero, c34 = zero
+        for ky in tapRows {
+            let p = rows[ky] + offset, t = taps + ky &* k &* width
+            @inline(__always) func x(_ j: Int) -> Vector { SIMDKernels.load(p + j &* width) }
+            @inline(__always) func fma(_ tap: Int, _ j: Int, _ sum: Vector) -> Vector {
+                SIMDKernels.multiplyAdd(SIMDKernels.load(t + tap &* width), x(j), sum)
+            }
+            c00 = fma(0, 0, c00); c01 = fma(1, 1, c01); c02 = fma(2, 2, c02)
+            if k == 5 { c03 = fma(3, 3, c03); c04 = fma(4, 4, c04) }
+            if count > 1 {
+                c10 = fma(0, s, c10); c11 = fma(1, s + 1, c11); c12 = fma(2, s + 2, c12)
+                if k == 5 { c13 = fma(3, s + 3, c13); c14 = fma(4, s + 4, c14) }
+            }
+            if count > 2 {
+                c20 = fma(0, 2 * s, c20); c21 = fma(1, 2 * s + 1, c21); c22 = fma(2, 2 * s + 2, c22)
+                if k == 5 { c23 = fma(3, 2 * s + 3, c23); c24 = fma(4, 2 * s + 4, c24) }
+            }
+            if count > 3 {
+                c30 = fma(0, 3 * s, c30); c31 = fma(1, 3 * s + 1, c31); c32 = fma(2, 3 * s + 2, c32)
+                if k == 5 { c33 = fma(3, 3 * s + 3, c33); c34 = fma(4, 3 * s + 4, c34) }
+            }
+        }
+        @inline(__always) func total(_ a: Vector, _ b: Vector, _ c: Vector, _ d: Vector, _ e: Vector) -> Vector {
+            k == 3 ? a + b + c : (a + b) + (c + d) + e
+        }
+        SIMDKernels.store(A.apply(total(c00, c01, c02, c03, c04)), out)
+        if count > 1 { SIMDKernels.store(A.apply(total(c10, c11, c12, c13, c14)), out + width) }
+        if count > 2 { SIMDKernels.store(A.apply(total(c20, c21, c22, c23, c24)), out + 2 * width) }
+        if count > 3 { SIMDKernels.store(A.apply(total(c30, c31, c32, c33, c34)), out + 3 * width) }
     }
 
     /// The 16 vectors at `r` as the rows of a 16×16 matrix, replaced by its transpose (row i, lane j ← row j,

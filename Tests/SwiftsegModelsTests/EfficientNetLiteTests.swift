@@ -54,10 +54,11 @@ final class EfficientNetLiteTests: XCTestCase {
         }
     }
 
-    /// The 14×14 and 7×7 blocks and the head run channel-blocked (ChannelBlocks) by default: in the FMA builds
-    /// the same logits, bit for bit, as the planar kernels give (the same multiply-adds in the same order), on
-    /// one thread or two.
-    func testChannelBlockedTailGivesThePlanarBytes() throws {
+    /// Every block and the head run channel-blocked (ChannelBlocks) by default, from the stem's output on: in
+    /// the FMA builds the same logits, bit for bit, as the planar kernels give (the same multiply-adds in the
+    /// same order: the wide maps' depthwise sums as the per-channel kernel forms them, the small maps' as the
+    /// 16-channel one does), on one thread or two.
+    func testChannelBlockedPassGivesThePlanarBytes() throws {
         let input = try NPY.read(path: Fixtures.path("classify/coffee.input.npy"))
         let builds = [KernelISA.avx2, .avx512].filter(\.isSupported)
         try XCTSkipIf(builds.isEmpty, "needs a CPU with AVX2 or AVX-512")
@@ -73,6 +74,7 @@ final class EfficientNetLiteTests: XCTestCase {
                     Self.net.forward(input.view, into: out.view, context: context)
                     logits.append(out.values.map(\.bitPattern))
                     XCTAssertEqual(context.opProfile!.order.contains("conv depthwise blocked"), blocked, "\(isa): which kernels ran")
+                    XCTAssertEqual(context.opProfile!.order.contains("conv depthwise"), !blocked, "\(isa): planar depthwise ran")
                 }
                 let differs = logits[0].indices.first { logits[0][$0] != logits[1][$0] }
                 XCTAssertNil(differs, "\(isa), \(threads) thread(s): logit \(differs ?? 0) differs")

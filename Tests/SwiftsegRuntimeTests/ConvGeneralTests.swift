@@ -352,7 +352,7 @@ final class ChannelBlockedTests: XCTestCase {
 
     /// Into the layout and back is the identity, for maps of 1 pixel to more than a vector's worth.
     func testBlockingRoundTrips() {
-        for (trial, (c, h, w)) in [(16, 1, 1), (32, 7, 7), (48, 14, 14), (16, 3, 17)].enumerated() {
+        for (trial, (c, h, w)) in [(16, 1, 1), (32, 7, 7), (48, 14, 14), (16, 3, 17), (24, 5, 11), (40, 28, 28)].enumerated() {
             let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(3100 + trial))
             for (isa, context) in contextsForEveryISA(threads: 1) {
                 let b = blocked(x, context: context)
@@ -360,15 +360,22 @@ final class ChannelBlockedTests: XCTestCase {
                 // element (c, p) at (c / 16) · hw · 16 + p · 16 + c % 16
                 let hw = h * w, cc = c - 1, p = hw - 1
                 XCTAssertEqual(b.data[(cc / 16) * hw * 16 + p * 16 + cc % 16], x.view.plane(cc)[p], "\(isa): layout")
+                // a last block of fewer channels: its padded lanes are zero
+                for pad in c..<ChannelBlocks.paddedChannels(c) {
+                    XCTAssertEqual(b.data[(pad / 16) * hw * 16 + p * 16 + pad % 16], 0, "\(isa): padded lane \(pad)")
+                }
             }
         }
     }
 
-    /// 1×1 and depthwise convs on blocked maps against the planar reference: 7×7 and 14×14 (EfficientNet's), a
-    /// map of 1 pixel and odd ones, strides 1 and 2, 3×3 and 5×5, TF "SAME", every epilogue the blocks use,
-    /// every kernel build, one and two threads.
+    /// 1×1 and depthwise convs on blocked maps against the planar reference: EfficientNet's maps from 112×112
+    /// to 7×7 (the wide ones split by pixels or bands of rows), channel counts that leave a padded last block
+    /// (24, 40) in and out, a map of 1 pixel and odd ones, strides 1 and 2, 3×3 and 5×5, TF "SAME", every
+    /// epilogue the blocks use, every kernel build, one and two threads.
     func testBlockedConvsMatchTheReference() {
-        let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9)]
+        let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9),
+                               (16, 96, 112, 112), (144, 24, 56, 56), (24, 144, 30, 29), (240, 40, 28, 28),
+                               (40, 24, 3, 37)]
         for (trial, (cin, cout, h, w)) in pointwiseShapes.enumerated() {
             let weight = randomTensor(channels: cout, height: cin, width: 1, seed: UInt64(3200 + trial))
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(3300 + trial))
@@ -394,7 +401,9 @@ final class ChannelBlockedTests: XCTestCase {
                 }
             }
         }
-        let depthwiseShapes = [(480, 14, 14, 3, 1), (672, 14, 14, 5, 2), (1152, 7, 7, 5, 1), (16, 1, 1, 3, 1), (32, 9, 13, 3, 2)]
+        let depthwiseShapes = [(480, 14, 14, 3, 1), (672, 14, 14, 5, 2), (1152, 7, 7, 5, 1), (16, 1, 1, 3, 1),
+                               (32, 9, 13, 3, 2), (96, 112, 112, 3, 2), (144, 56, 56, 5, 2), (32, 40, 37, 3, 1),
+                               (48, 20, 23, 5, 1), (16, 35, 34, 7, 1), (32, 33, 36, 3, 2)]
         for (trial, (c, h, w, k, stride)) in depthwiseShapes.enumerated() {
             let weight = randomTensor(channels: c, height: 1, width: k * k, seed: UInt64(3600 + trial))
             let bias = randomTensor(channels: 1, height: 1, width: c, seed: UInt64(3700 + trial))

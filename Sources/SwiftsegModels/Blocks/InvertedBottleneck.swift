@@ -92,8 +92,9 @@ public struct InvertedBottleneckClassifier: Sendable {
     /// Runs the network on a normalised 3×H×W image and writes the logits into `output`. Activations ping-pong
     /// between two buffers of the largest block input or output, and every block's expanded maps share two more,
     /// all from the arena: after the first pass at a size, a pass allocates nothing. From ``Plan/firstBlocked`` on
-    /// (the small maps) the maps are channel-blocked (``ChannelBlocks``), when the context allows
-    /// (``ExecutionContext/blockedLayouts``, the `.auto` policy): the same values, fewer transposes and padded columns.
+    /// (the stem's output, in these networks) the maps are channel-blocked (``ChannelBlocks``), when the context
+    /// allows (``ExecutionContext/blockedLayouts``, the `.auto` policy): the same values, no transposes, parity
+    /// splits or padded columns.
     func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
         precondition(input.channels == 3, "the classifier takes 3 channels, got \(input.channels)")
         precondition(output.count == fc.outFeatures, "logits are \(fc.outFeatures) floats, got \(output.count)")
@@ -154,22 +155,24 @@ public struct InvertedBottleneckClassifier: Sendable {
     struct Plan {
         var largestIO = 0, largestExpanded = 0, largestFiltered = 0
         /// The first block whose maps, and every later block's and the head's, run channel-blocked
-        /// (``ChannelBlocks``): maps of at most ``Conv2D/depthwiseBlockMaximumWidth`` pixels across (where the
-        /// planar kernels transpose or pad) and convs of whole channel blocks; past the last block if none.
+        /// (``ChannelBlocks``): where every conv from there on can (all of them in MobileNetV2 and
+        /// EfficientNet-Lite, so block 0: the stem's output is blocked once); past the last block if none.
         var firstBlocked: Int
         init(_ net: InvertedBottleneckClassifier, height: Int, width: Int) {
+            // a blocked map of c channels holds ChannelBlocks.paddedChannels(c) (24 → 32)
+            let c = ChannelBlocks.paddedChannels
             var (h, w) = net.stem.outputSize(height: height, width: width)
-            largestIO = net.stem.outChannels * h * w
+            largestIO = c(net.stem.outChannels) * h * w
             var run: Int? = nil   // where the blocks that could run blocked, up to this one, start
             for (i, block) in net.blocks.enumerated() {
-                let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
-                run = block.supportsBlocked && w <= Conv2D.depthwiseBlockMaximumWidth ? run ?? i : nil
-                largestIO = max(largestIO, block.outChannels * oh * ow)
+                let (oh, ow) = block.outputSize(height: h, width: w), mid = c(block.expandedChannels)
+                run = block.supportsBlocked ? run ?? i : nil
+                largestIO = max(largestIO, c(block.inChannels) * h * w, c(block.outChannels) * oh * ow)
                 largestExpanded = max(largestExpanded, mid * h * w)
                 largestFiltered = max(largestFiltered, mid * oh * ow)
                 (h, w) = (oh, ow)
             }
-            largestExpanded = max(largestExpanded, net.head.outChannels * h * w)
+            largestExpanded = max(largestExpanded, c(net.head.outChannels) * h * w)
             largestFiltered = max(largestFiltered, net.head.outChannels)
             firstBlocked = net.head.supportsBlocked ? run ?? net.blocks.count + 1 : net.blocks.count + 1
         }

@@ -8,59 +8,84 @@ import SwiftsegKernels
 /// multiply-adds in the same order: in the FMA builds, the same bytes.
 extension Conv2D {
     /// Whether ``blockedForward(_:into:epilogue:context:)`` runs this layer: a 1×1 stride-1 conv with packed
-    /// weights (``supportsPointwise``) or a depthwise conv the SIMD kernel runs (``supportsDepthwiseKernel``),
-    /// with channels in whole blocks of 16.
+    /// weights (``supportsPointwise``; any channel counts, a last block padded), or a depthwise conv the SIMD
+    /// kernel runs (``supportsDepthwiseKernel``) on whole blocks of 16 channels.
     public var supportsBlocked: Bool {
-        inChannels % ChannelBlocks.width == 0 && outChannels % ChannelBlocks.width == 0
-            && (supportsPointwise || supportsDepthwiseKernel)
+        supportsPointwise || (supportsDepthwiseKernel && inChannels % ChannelBlocks.width == 0)
     }
 
-    /// The conv on blocked `input` into blocked `output` (and a blocked residual), channel blocks spread over
-    /// the workers. The input must stay readable ``ChannelBlocks/slackFloats`` past its end (``ChannelBlocks/floats(channels:height:width:)``).
+    /// The conv on blocked `input` into blocked `output` (and a blocked residual), spread over the workers by
+    /// channel blocks and, on large maps, by pixels (1×1) or bands of rows (depthwise). The input must stay
+    /// readable ``ChannelBlocks/slackFloats`` past its end (``ChannelBlocks/floats(channels:height:width:)``).
     ///
     /// ```swift
     /// expand.blockedForward(x, into: expanded, epilogue: .relu6, context: ctx)   // x, expanded: blocked
     /// ```
     public func blockedForward(_ input: TensorView, into output: TensorView, epilogue: Epilogue, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        precondition(supportsBlocked, "blockedForward runs 1×1 and depthwise convs of whole channel blocks")
-        let blocks = outChannels / ChannelBlocks.width, kernels = context.kernels
+        precondition(supportsBlocked, "blockedForward runs 1×1 convs and depthwise convs of whole channel blocks")
+        let blocks = ChannelBlocks.blocks(channels: outChannels), kernels = context.kernels
         if isDepthwise {
             precondition(epilogue.residual == nil, "the blocked depthwise conv takes no residual")
             let pad = resolvedPadding(height: input.height, width: input.width)
             let scratch = context.scratch(floats: BlockedKernels.depthwiseScratchFloats(
-                kernelSize: kernelSize, stride: stride, outHeight: output.height, outWidth: output.width))
+                kernelSize: kernelSize, stride: stride, outWidth: output.width))
+            // Large maps in bands of rows too, so two workers share a layer of few blocks evenly; each band
+            // re-copies the k − s input rows it shares with the band above.
+            let bands = output.planeSize >= Conv2D.blockedSplitPixels ? (output.height + 15) / 16 : 1
             context.timeOp("conv depthwise blocked") {
-                context.parallelFor(count: blocks, BlockedDepthwiseTasks(conv: self, input: input, output: output,
-                                                                         activation: epilogue.activation, padding: pad,
-                                                                         kernels: kernels, scratch: scratch))
+                context.parallelFor(count: blocks * bands, BlockedDepthwiseTasks(
+                    conv: self, input: input, output: output, activation: epilogue.activation, padding: pad,
+                    bands: bands, kernels: kernels, scratch: scratch))
             }
         } else {
-            let weight = pointwise!.packed(rowBlock: ChannelBlocks.width)
+            let packed = pointwise!.blockedPacking(bias: bias)
+            let hw = input.planeSize
             context.timeOp("conv1x1 blocked") {
                 context.withWorkers { workers in
-                    // about two tasks per worker: channel blocks cost the same
-                    let perTask = max(1, (blocks + 2 * workers - 1) / (2 * workers))
-                    parallelFor(count: (blocks + perTask - 1) / perTask, threads: workers,
+                    let split: BlockedPointwiseTasks.Split
+                    if hw >= Conv2D.blockedSplitPixels {
+                        // pixel runs whose inputs (k lanes each) stay within ~32 KB (L1), each through every block
+                        let byCache = max(24, 8192 / max(inChannels, 1) / 24 * 24)
+                        let perWorker = ((hw + 2 * workers - 1) / (2 * workers) + 23) / 24 * 24
+                        split = .pixels(min(byCache, perWorker))
+                    } else {
+                        // about two tasks per worker: channel blocks cost the same
+                        split = .blocks(max(1, (blocks + 2 * workers - 1) / (2 * workers)))
+                    }
+                    let tasks = switch split {
+                    case .pixels(let run): (hw + run - 1) / run
+                    case .blocks(let perTask): (blocks + perTask - 1) / perTask
+                    }
+                    parallelFor(count: tasks, threads: workers,
                                 BlockedPointwiseTasks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
-                                                      weight: weight, perTask: perTask, kernels: kernels))
+                                                      weight: packed.weight, bias: packed.bias, split: split,
+                                                      kernels: kernels))
                 }
             }
         }
     }
 
+    /// Maps of at least this many pixels split their work by pixels (1×1) or rows (depthwise) as well as by
+    /// channel blocks: EfficientNet's 28×28 and wider.
+    static let blockedSplitPixels = 512
+
     struct BlockedPointwiseTasks: ParallelTasks {
+        enum Split { case pixels(Int), blocks(Int) }
         let conv: Conv2D
         let input: TensorView, output: TensorView
         let epilogue: KernelEpilogue
-        let weight: UnsafePointer<Float>
-        let perTask: Int
+        let weight: UnsafePointer<Float>, bias: UnsafePointer<Float>
+        let split: Split
         let kernels: Kernels
 
         func run(_ task: Int, worker: Int) {
-            let blocks = (task * perTask)..<min(conv.outChannels / ChannelBlocks.width, (task + 1) * perTask)
-            kernels.blockedPointwise(input.data, input.planeSize, conv.inChannels, weight, conv.bias, output.data, blocks,
-                                     epilogue)
+            let hw = input.planeSize, all = ChannelBlocks.blocks(channels: conv.outChannels)
+            let (blocks, pixels) = switch split {
+            case .pixels(let run): (0..<all, (task * run)..<min(hw, (task + 1) * run))
+            case .blocks(let perTask): ((task * perTask)..<min(all, (task + 1) * perTask), 0..<hw)
+            }
+            kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, output.data, blocks, pixels, epilogue)
         }
     }
 
@@ -69,15 +94,17 @@ extension Conv2D {
         let input: TensorView, output: TensorView
         let activation: Epilogue.Activation
         let padding: (top: Int, left: Int, bottom: Int, right: Int)
+        let bands: Int
         let kernels: Kernels
         let scratch: [UnsafeMutablePointer<Float>]
 
-        func run(_ block: Int, worker: Int) {
-            let lanes = ChannelBlocks.width, k = conv.kernelSize
+        func run(_ task: Int, worker: Int) {
+            let lanes = ChannelBlocks.width, k = conv.kernelSize, block = task / bands, band = task % bands
+            let rows = (band * output.height / bands)..<((band + 1) * output.height / bands)
             kernels.blockedDepthwise(input.data + block * lanes * input.planeSize, input.height, input.width,
                                      conv.weight + block * lanes * k * k, conv.bias + block * lanes, k, conv.stride,
                                      padding.top, padding.left, output.data + block * lanes * output.planeSize,
-                                     output.height, output.width, activation, scratch[worker])
+                                     output.height, output.width, rows, activation, scratch[worker])
         }
     }
 }
@@ -95,21 +122,26 @@ public enum ChannelBlocks {
     /// Floats a blocked map is read past its end (``floats(channels:height:width:)`` includes them).
     public static let slackFloats = BlockedKernels.slackFloats
 
-    /// Floats to allocate for a blocked map.
-    public static func floats(channels: Int, height: Int, width: Int) -> Int { channels * height * width + slackFloats }
+    /// Blocks of a map of `channels` channels: a last block of fewer is padded with zero lanes.
+    public static func blocks(channels: Int) -> Int { BlockedKernels.blocks(channels: channels) }
 
-    /// Whether a map of these channels can be blocked.
-    public static func fits(channels: Int) -> Bool { channels % width == 0 }
+    /// Channels a blocked map holds, its padded lanes included.
+    public static func paddedChannels(_ channels: Int) -> Int { blocks(channels: channels) * width }
+
+    /// Floats to allocate for a blocked map.
+    public static func floats(channels: Int, height: Int, width: Int) -> Int {
+        paddedChannels(channels) * height * width + slackFloats
+    }
 
     /// `planes` (planar) into `blocked` (the same shape).
     public static func block(_ planes: TensorView, into blocked: TensorView, context: ExecutionContext) {
-        precondition(planes.count == blocked.count && fits(channels: planes.channels), "blocks of 16 channels, the same shape")
+        precondition(planes.count == blocked.count, "blocking keeps the shape")
         context.kernels.toBlocked(planes.data, planes.channels, planes.planeSize, blocked.data, context.scratch(floats: 17 * width)[0])
     }
 
     /// `blocked` into `planes` (the same shape).
     public static func unblock(_ blocked: TensorView, into planes: TensorView, context: ExecutionContext) {
-        precondition(planes.count == blocked.count && fits(channels: planes.channels), "blocks of 16 channels, the same shape")
+        precondition(planes.count == blocked.count, "unblocking keeps the shape")
         context.kernels.fromBlocked(blocked.data, blocked.channels, blocked.planeSize, planes.data, context.scratch(floats: 17 * width)[0])
     }
 }

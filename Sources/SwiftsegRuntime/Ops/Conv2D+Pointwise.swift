@@ -123,6 +123,38 @@ public final class PackedGEMMWeights: @unchecked Sendable {
         return UnsafePointer(bitPattern: address)!
     }
 
+    /// The weights for the channel-blocked 1×1 kernel (``BlockedKernels/pointwise``): row blocks of 16, the last
+    /// padded with zero rows, followed by `bias` padded with zeros to as many rows, so a padded output lane
+    /// stays zero. Made on first use (the first pass), kept with the other packings.
+    func blockedPacking(bias: UnsafePointer<Float>) -> (weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
+        let rows = ChannelBlocks.paddedChannels(outChannels)
+        var address = otherPackings.withLock { $0[PackedGEMMWeights.blockedKey].map { UInt(bitPattern: $0) } }
+        if address == nil {
+            let padded = UnsafeMutablePointer<Float>.allocate(capacity: rows * inChannels)
+            padded.initialize(repeating: 0, count: rows * inChannels)
+            padded.update(from: weight, count: outChannels * inChannels)
+            let p = UnsafeMutablePointer<Float>.allocate(capacity: rows * inChannels + rows)
+            WinogradKernels.packGEMMRows(padded, m: rows, k: inChannels, lda: inChannels, rowBlock: ChannelBlocks.width, into: p)
+            padded.deallocate()
+            (p + rows * inChannels).initialize(repeating: 0, count: rows)
+            (p + rows * inChannels).update(from: bias, count: outChannels)
+            let made = UInt(bitPattern: p)   // an address: the pointer shares the caller's region (bias)
+            address = otherPackings.withLock { packings in
+                if let earlier = packings[PackedGEMMWeights.blockedKey] {   // another thread was first
+                    UnsafeMutablePointer<Float>(bitPattern: made)!.deallocate()
+                    return UInt(bitPattern: earlier)
+                }
+                packings[PackedGEMMWeights.blockedKey] = UnsafeMutablePointer<Float>(bitPattern: made)!
+                return made
+            }
+        }
+        let p = UnsafePointer<Float>(bitPattern: address!)!
+        return (p, p + rows * inChannels)
+    }
+
+    /// ``blockedPacking(bias:)``'s key among the packings (no row block is 0).
+    private static let blockedKey = 0
+
     deinit {
         packedDefault.deallocate()
         otherPackings.withLock { $0.values.forEach { $0.deallocate() } }

@@ -49,17 +49,18 @@ struct Kernels: Sendable {
                                           _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                           _ epilogue: KernelEpilogue, _ scratch: UnsafeMutablePointer<Float>) -> Void
 
-    /// A 1×1 conv on channel-blocked maps, for a range of output channel blocks (BlockedKernels.pointwise).
+    /// A 1×1 conv on channel-blocked maps, for a range of output channel blocks and of pixels
+    /// (BlockedKernels.pointwise).
     typealias BlockedPointwise = @Sendable (_ input: UnsafePointer<Float>, _ pixels: Int, _ inChannels: Int,
                                             _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                             _ output: UnsafeMutablePointer<Float>, _ blocks: Range<Int>,
-                                            _ epilogue: KernelEpilogue) -> Void
-    /// One channel block of a depthwise conv on channel-blocked maps (BlockedKernels.depthwise).
+                                            _ pixelRange: Range<Int>, _ epilogue: KernelEpilogue) -> Void
+    /// Output rows of one channel block of a depthwise conv on channel-blocked maps (BlockedKernels.depthwise).
     typealias BlockedDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
                                             _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                             _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
                                             _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
-                                            _ activation: KernelEpilogue.Activation,
+                                            _ rows: Range<Int>, _ activation: KernelEpilogue.Activation,
                                             _ scratch: UnsafeMutablePointer<Float>) -> Void
     /// Planes ↔ channel-blocked maps (BlockedKernels.block / unblock).
     typealias Reblock = @Sendable (_ from: UnsafePointer<Float>, _ channels: Int, _ pixels: Int,
