@@ -265,6 +265,129 @@ public enum BlockedKernels {
         }
     }
 
+    // MARK: A strided conv from planes into the layout (a classifier's stem)
+
+    /// Floats of one padded input row of ``conv``: the row a tap reads for `outWidth` pixels, and the pixels a
+    /// last group of 8 reads past them.
+    static func convRowFloats(kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int { (ow + 8) * s + k }
+
+    /// Floats of scratch ``conv`` needs (the caller's buffer need not be aligned): the k input rows of each
+    /// input channel one output row reads, zero-padded, and a pointer per tap.
+    public static func convScratchFloats(inChannels c: Int, kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int {
+        c * k * convRowFloats(kernelSize: k, stride: s, outWidth: ow) + 2 * c * k * k + width + 2
+    }
+
+    /// Output rows `rows` of a k×k conv at stride `s` (dilation 1, one group) from planes (`inChannels` of
+    /// `height × width`) into a blocked map of `outWidth`-pixel rows: `output[co][p] = activation(bias[co] +
+    /// Σ weight[co][ci][ky][kx] · input[ci][y·s + ky − padTop][x·s + kx − padLeft])`, zero outside the input,
+    /// the sum in (ci, ky, kx) order as the im2col GEMM forms it (so its bytes). For a classifier's stem (3 → 32
+    /// channels, 3×3 stride 2), which writes its map straight into the layout its blocks run in. `weight` is the
+    /// `outChannels × inChannels·k²` matrix packed as for ``pointwise`` (row blocks of 16, padded; `bias` too),
+    /// output blocks `blocks`.
+    @inline(never)
+    public static func conv(input: UnsafePointer<Float>, inChannels c: Int, height h: Int, width w: Int,
+                            weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int,
+                            padTop: Int, padLeft: Int, output: UnsafeMutablePointer<Float>, outPixels ohw: Int,
+                            outWidth ow: Int, blocks: Range<Int>, rows: Range<Int>,
+                            activation: KernelEpilogue.Activation, scratch: UnsafeMutablePointer<Float>) {
+        switch activation {
+        case .none: convBody(input, c, h, w, weight, bias, k, s, padTop, padLeft, output, ohw, ow, blocks, rows, Identity.self, scratch)
+        case .relu: convBody(input, c, h, w, weight, bias, k, s, padTop, padLeft, output, ohw, ow, blocks, rows, ReLU.self, scratch)
+        case .relu6: convBody(input, c, h, w, weight, bias, k, s, padTop, padLeft, output, ohw, ow, blocks, rows, ReLU6.self, scratch)
+        }
+    }
+
+    @inline(__always)
+    static func convBody<A: VectorActivation>(_ input: UnsafePointer<Float>, _ c: Int, _ h: Int, _ w: Int,
+                                              _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ k: Int,
+                                              _ s: Int, _ padTop: Int, _ padLeft: Int,
+                                              _ output: UnsafeMutablePointer<Float>, _ ohw: Int, _ ow: Int,
+                                              _ blocks: Range<Int>, _ outRows: Range<Int>, _: A.Type,
+                                              _ scratch: UnsafeMutablePointer<Float>) {
+        let rowFloats = convRowFloats(kernelSize: k, stride: s, outWidth: ow), kk = c * k * k
+        let padded = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: convScratchFloats(inChannels: c, kernelSize: k, stride: s, outWidth: ow))
+        let taps = UnsafeMutableRawPointer(padded + c * k * rowFloats).alignedUp(toMultipleOf: 8)
+            .bindMemory(to: UnsafePointer<Float>.self, capacity: kk)
+        // Padded column x holds input column x − padLeft: these input columns, the rest zero.
+        let columns = Swift.max(0, -padLeft)..<Swift.min(w, rowFloats - padLeft)
+        let left = padLeft + columns.lowerBound, right = padLeft + columns.upperBound
+        for oy in outRows {
+            for ci in 0..<c {
+                for ky in 0..<k {
+                    let row = padded + (ci * k + ky) * rowFloats, y = oy * s + ky - padTop
+                    if y < 0 || y >= h {
+                        row.update(repeating: 0, count: rowFloats)
+                    } else {
+                        row.update(repeating: 0, count: left)
+                        (row + left).update(from: input + (ci * h + y) * w + columns.lowerBound, count: columns.count)
+                        (row + right).update(repeating: 0, count: rowFloats - right)
+                    }
+                    for kx in 0..<k { taps[(ci * k + ky) * k + kx] = UnsafePointer(row + kx) }
+                }
+            }
+            let out = output + oy * ow * width
+            var x = 0
+            while x < ow {
+                let count = Swift.min(convPixels, ow - x)
+                var b = blocks.lowerBound
+                #if SWIFTSEG_32_REGISTERS
+                while b + 2 <= blocks.upperBound {
+                    convGroup(true, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
+                              out + b * ohw * width + x * width, ohw * width, count, A.self)
+                    b += 2
+                }
+                #endif
+                while b < blocks.upperBound {
+                    convGroup(false, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
+                              out + b * ohw * width + x * width, ohw * width, count, A.self)
+                    b += 1
+                }
+                x += convPixels
+            }
+        }
+    }
+
+    /// Pixels of a row ``conv`` sums at once.
+    #if SWIFTSEG_32_REGISTERS
+    static let convPixels = 8
+    #else
+    static let convPixels = 4
+    #endif
+
+    /// `count` (≤ ``convPixels``) pixels of one output block (two, 16 lanes × `second` floats apart, when
+    /// `two`): each tap's input value broadcast to one multiply-add per block, the taps in order.
+    @inline(__always)
+    static func convGroup<A: VectorActivation>(_ two: Bool, _ taps: UnsafePointer<UnsafePointer<Float>>, _ kk: Int,
+                                               _ offset: Int, _ s: Int, _ w: UnsafePointer<Float>,
+                                               _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+                                               _ second: Int, _ count: Int, _: A.Type) {
+        let zero = Vector(repeating: 0)
+        var a0 = zero, a1 = zero, a2 = zero, a3 = zero, a4 = zero, a5 = zero, a6 = zero, a7 = zero
+        var b0 = zero, b1 = zero, b2 = zero, b3 = zero, b4 = zero, b5 = zero, b6 = zero, b7 = zero
+        var wp = w
+        for r in 0..<kk {
+            let p = taps[r] + offset, u = SIMDKernels.load(wp)
+            let v = two ? SIMDKernels.load(wp + width * kk) : zero
+            @inline(__always) func step(_ i: Int, _ a: inout Vector, _ b: inout Vector) {
+                let t = Vector(repeating: p[i &* s])
+                a = SIMDKernels.multiplyAdd(t, u, a)
+                if two { b = SIMDKernels.multiplyAdd(t, v, b) }
+            }
+            step(0, &a0, &b0); step(1, &a1, &b1); step(2, &a2, &b2); step(3, &a3, &b3)
+            if convPixels > 4 { step(4, &a4, &b4); step(5, &a5, &b5); step(6, &a6, &b6); step(7, &a7, &b7) }
+            wp += width
+        }
+        let bias0 = SIMDKernels.load(bias), bias1 = two ? SIMDKernels.load(bias + width) : zero
+        @inline(__always) func put(_ a: Vector, _ b: Vector, _ i: Int) {
+            guard i < count else { return }
+            SIMDKernels.store(A.apply(a + bias0), out + i * width)
+            if two { SIMDKernels.store(A.apply(b + bias1), out + second + i * width) }
+        }
+        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
+        put(a4, b4, 4); put(a5, b5, 5); put(a6, b6, 6); put(a7, b7, 7)
+    }
+
     /// Planes (`channels × pixels`, channel c at `planes + c · pixels`) → blocked, 16 pixels of a channel block
     /// at a time through ``DepthwiseConvKernels/transpose16(_:)``, a last block's padded lanes zero; `scratch`
     /// holds 17 vectors.

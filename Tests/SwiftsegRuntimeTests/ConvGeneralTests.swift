@@ -368,6 +368,46 @@ final class ChannelBlockedTests: XCTestCase {
         }
     }
 
+    /// A strided conv from planes into the layout (a classifier's stem) against the planar reference: the 3→32
+    /// 3×3 stride-2 stem at 224 (TF "SAME") and odd sizes, explicit padding, 5×5, stride 3, a padded last block
+    /// (20 outputs), every kernel build, one and two threads; and the im2col GEMM's bytes in the FMA builds.
+    func testBlockedStridedConvMatchesTheReference() {
+        let shapes: [(Int, Int, Int, Int, Conv2D.Padding, Int, Int)] = [
+            (3, 32, 3, 2, .same, 224, 224), (3, 32, 3, 2, .same, 57, 41), (5, 20, 5, 2, .symmetric(2), 30, 31),
+            (4, 16, 3, 3, .explicit(top: 0, left: 1, bottom: 2, right: 0), 19, 23)]
+        for (trial, (cin, cout, k, stride, padding, h, w)) in shapes.enumerated() {
+            let weight = randomTensor(channels: cout, height: cin * k * k, width: 1, seed: UInt64(3900 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(3950 + trial))
+            let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: k, stride: stride, padding: padding,
+                              weight: weight.data, bias: bias.data, prepareFastKernels: true)
+            guard conv.supportsBlockedFromPlanes else { XCTAssertEqual(KernelISA.best, .baseline); return }
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(3990 + trial))
+            let size = conv.outputSize(height: h, width: w)
+            for epilogue in [Epilogue.relu6, .none] {
+                let expected = Tensor(channels: cout, height: size.height, width: size.width)
+                conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
+                for threads in [1, 2] {
+                    for (isa, context) in contextsForEveryISA(threads: threads) {
+                        let out = Tensor(shape: [ChannelBlocks.floats(channels: cout, height: size.height, width: size.width)])
+                        conv.blockedForward(planes: x.view, into: view(out, like: expected.view), epilogue: epilogue,
+                                            context: context)
+                        let got = planar(out, like: expected.view, context: context)
+                        let label = "\(cin)→\(cout) k \(k) s \(stride) \(h)×\(w) \(epilogue) \(threads) threads \(isa)"
+                        XCTAssertLessThanOrEqual(maxAbsDiff(got.view, expected.view), 1e-4 * Float(cin * k * k).squareRoot(), label)
+                        for pad in cout..<ChannelBlocks.paddedChannels(cout) {   // padded lanes stay zero
+                            XCTAssertEqual(out.data[(pad / 16) * size.height * size.width * 16 + pad % 16], 0, "\(label): lane \(pad)")
+                        }
+                        // the stem's tiles are whole vectors, so the GEMM path runs the kernels' own GEMM there
+                        guard isa != .baseline && trial == 0 else { continue }
+                        let gemm = Tensor(channels: cout, height: size.height, width: size.width)
+                        conv.gemmForward(x.view, into: gemm.view, epilogue: epilogue, context: context)
+                        XCTAssertEqual(differingElements(got.values, gemm.values), 0, "\(label): the GEMM's bytes")
+                    }
+                }
+            }
+        }
+    }
+
     /// 1×1 and depthwise convs on blocked maps against the planar reference: EfficientNet's maps from 112×112
     /// to 7×7 (the wide ones split by pixels or bands of rows), channel counts that leave a padded last block
     /// (24, 40) in and out, a map of 1 pixel and odd ones, strides 1 and 2, 3×3 and 5×5, TF "SAME", every

@@ -109,11 +109,19 @@ public struct InvertedBottleneckClassifier: Sendable {
         let firstBlocked = context.blockedLayouts && context.policy == .auto ? plan.firstBlocked : blocks.count + 1
         var (h, w) = stem.outputSize(height: input.height, width: input.width)
         var x = TensorView(channels: stem.outChannels, height: h, width: w, data: even)
-        context.time("stem") { stem.forward(input, into: x, epilogue: .relu6, context: context) }
+        // With every block blocked, the stem writes its map straight into the layout.
+        let stemBlocks = firstBlocked == 0 && stem.supportsBlockedFromPlanes
+        context.time("stem") {
+            if stemBlocks {
+                stem.blockedForward(planes: input, into: x, epilogue: .relu6, context: context)
+            } else {
+                stem.forward(input, into: x, epilogue: .relu6, context: context)
+            }
+        }
         for (i, block) in blocks.enumerated() {
             let (oh, ow) = block.outputSize(height: h, width: w), mid = block.expandedChannels
             let label = InvertedBottleneckClassifier.blockNames[min(i, InvertedBottleneckClassifier.blockNames.count - 1)]
-            if i == firstBlocked {   // from here on every map is channel-blocked
+            if i == firstBlocked && !stemBlocks {   // from here on every map is channel-blocked
                 let blocked = TensorView(channels: x.channels, height: h, width: w, data: x.data == even ? odd : even)
                 context.time(label) { ChannelBlocks.block(x, into: blocked, context: context) }
                 x = blocked

@@ -66,6 +66,48 @@ extension Conv2D {
         }
     }
 
+    /// Whether ``blockedForward(planes:into:epilogue:context:)`` runs this layer: a strided conv with packed
+    /// weights (``strided``: a classifier's stem), dilation 1.
+    public var supportsBlockedFromPlanes: Bool { strided != nil && dilation == 1 }
+
+    /// The conv on planar `input` into blocked `output` (BlockedKernels.conv): a classifier's stem, writing
+    /// its map straight into the layout the blocks run in; the im2col GEMM's sums, so its bytes. Bands of four
+    /// output rows spread over the workers.
+    ///
+    /// ```swift
+    /// stem.blockedForward(planes: image, into: blocked, epilogue: .relu6, context: ctx)
+    /// ```
+    public func blockedForward(planes input: TensorView, into output: TensorView, epilogue: Epilogue,
+                               context: ExecutionContext) {
+        checkShapes(input, output, epilogue)
+        precondition(supportsBlockedFromPlanes && epilogue.residual == nil, "a strided conv with packed weights, no residual")
+        let packed = strided!.blockedPacking(bias: bias), pad = resolvedPadding(height: input.height, width: input.width)
+        let scratch = context.scratch(floats: BlockedKernels.convScratchFloats(inChannels: inChannels, kernelSize: kernelSize,
+                                                                               stride: stride, outWidth: output.width))
+        context.timeOp("conv strided blocked") {
+            context.parallelFor(count: (output.height + 3) / 4, BlockedConvTasks(
+                conv: self, input: input, output: output, activation: epilogue.activation, padding: pad,
+                weight: packed.weight, bias: packed.bias, kernels: context.kernels, scratch: scratch))
+        }
+    }
+
+    struct BlockedConvTasks: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let activation: Epilogue.Activation
+        let padding: (top: Int, left: Int, bottom: Int, right: Int)
+        let weight: UnsafePointer<Float>, bias: UnsafePointer<Float>
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ band: Int, worker: Int) {
+            kernels.blockedConv(input.data, conv.inChannels, input.height, input.width, weight, bias, conv.kernelSize,
+                                conv.stride, padding.top, padding.left, output.data, output.planeSize, output.width,
+                                0..<ChannelBlocks.blocks(channels: conv.outChannels),
+                                (band * 4)..<min(output.height, band * 4 + 4), activation, scratch[worker])
+        }
+    }
+
     /// Maps of at least this many pixels split their work by pixels (1×1) or rows (depthwise) as well as by
     /// channel blocks: EfficientNet's 28×28 and wider.
     static let blockedSplitPixels = 512

@@ -62,6 +62,14 @@ struct Kernels: Sendable {
                                             _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                             _ rows: Range<Int>, _ activation: KernelEpilogue.Activation,
                                             _ scratch: UnsafeMutablePointer<Float>) -> Void
+    /// Output rows of a strided conv from planes into a channel-blocked map (BlockedKernels.conv).
+    typealias BlockedConv = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int, _ width: Int,
+                                       _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                       _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
+                                       _ output: UnsafeMutablePointer<Float>, _ outPixels: Int, _ outWidth: Int,
+                                       _ blocks: Range<Int>, _ rows: Range<Int>,
+                                       _ activation: KernelEpilogue.Activation,
+                                       _ scratch: UnsafeMutablePointer<Float>) -> Void
     /// Planes ↔ channel-blocked maps (BlockedKernels.block / unblock).
     typealias Reblock = @Sendable (_ from: UnsafePointer<Float>, _ channels: Int, _ pixels: Int,
                                    _ into: UnsafeMutablePointer<Float>, _ scratch: UnsafeMutablePointer<Float>) -> Void
@@ -92,7 +100,7 @@ struct Kernels: Sendable {
     let depthwiseRows: DepthwiseRows
     let depthwiseBlock: DepthwiseBlock
     /// The channel-blocked kernels (a classifier's small maps).
-    let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise
+    let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise, blockedConv: BlockedConv
     let toBlocked: Reblock, fromBlocked: Reblock
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
@@ -116,6 +124,7 @@ struct Kernels: Sendable {
         depthwiseBlock: SwiftsegKernels.DepthwiseConvKernels.channelBlock,
         blockedPointwise: SwiftsegKernels.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernels.BlockedKernels.depthwise,
+        blockedConv: SwiftsegKernels.BlockedKernels.conv,
         toBlocked: SwiftsegKernels.BlockedKernels.block,
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
@@ -136,6 +145,7 @@ struct Kernels: Sendable {
         depthwiseBlock: SwiftsegKernelsAVX2.DepthwiseConvKernels.channelBlock,
         blockedPointwise: SwiftsegKernelsAVX2.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX2.BlockedKernels.depthwise,
+        blockedConv: SwiftsegKernelsAVX2.BlockedKernels.conv,
         toBlocked: SwiftsegKernelsAVX2.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
@@ -156,6 +166,7 @@ struct Kernels: Sendable {
         depthwiseBlock: SwiftsegKernelsAVX512.DepthwiseConvKernels.channelBlock,
         blockedPointwise: SwiftsegKernelsAVX512.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX512.BlockedKernels.depthwise,
+        blockedConv: SwiftsegKernelsAVX512.BlockedKernels.conv,
         toBlocked: SwiftsegKernelsAVX512.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
