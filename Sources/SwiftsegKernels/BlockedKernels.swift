@@ -45,8 +45,9 @@ public enum BlockedKernels {
             let residual = epilogue.residual ?? UnsafePointer(output)
             var b = blocks.lowerBound
             #if SWIFTSEG_32_REGISTERS
-            // two channel blocks at a time, 8 pixels: each broadcast feeds two multiply-adds (the GEMM's 8 × 32)
-            while b + 2 <= blocks.upperBound {
+            // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
+            // two or three multiply-adds (the GEMM's 8 × 32)
+            @inline(__always) func group<G: BlockGroup>(_ g: G.Type, _ b: Int) {
                 let w = weight + b * width * k, bias = bias + b * width
                 let out = output + b * hw * width, res = residual + b * hw * width
                 var c0 = 0
@@ -54,14 +55,21 @@ public enum BlockedKernels {
                     let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
                     var p0 = range.lowerBound
                     while p0 < range.upperBound {
-                        pointwisePair(x + p0 * width, hw, c1 - c0, wc, wc + width * k, SIMDKernels.load(bias),
-                                      SIMDKernels.load(bias + width), out + p0 * width, res + p0 * width,
-                                      Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
+                        pointwiseGroup(g, x + p0 * width, hw, c1 - c0, k, wc, bias, out + p0 * width, res + p0 * width,
+                                       Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
                         p0 += 8
                     }
                     c0 = c1
                 }
-                b += 2
+            }
+            while b + 2 <= blocks.upperBound {
+                if blocks.upperBound - b == 3 {
+                    group(ThreeBlocks.self, b)
+                    b += 3
+                } else {
+                    group(TwoBlocks.self, b)
+                    b += 2
+                }
             }
             #endif
             while b < blocks.upperBound {
@@ -143,51 +151,66 @@ public enum BlockedKernels {
     }
 
     #if SWIFTSEG_32_REGISTERS
-    /// `count` (≤ 8) pixels of two output channel blocks (weights `w0`, `w1`; outputs and residual `hw · 16`
-    /// floats apart): 16 sums.
+    /// `count` (≤ 8) pixels of two output channel blocks, or three (`G`: a type, so each specialisation has no
+    /// test in its loop): weights `w`, `w + 16k`, `w + 32k`; outputs and residual `hw · 16` floats apart; 16 or
+    /// 24 sums, each broadcast feeding one multiply-add per block.
     @inline(__always)
-    static func pointwisePair<A: VectorActivation, R: ResidualChoice>(
-        _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ w0: UnsafePointer<Float>, _ w1: UnsafePointer<Float>,
-        _ bias0: Vector, _ bias1: Vector, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
+    static func pointwiseGroup<G: BlockGroup, A: VectorActivation, R: ResidualChoice>(
+        _: G.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
+        _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
         _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
     ) {
-        let second = hw * width
+        let plane = hw * width, three = G.three
         @inline(__always) func start(_ i: Int, _ block: Int) -> Vector {
-            first || i >= count ? Vector(repeating: 0) : SIMDKernels.load(out + block * second + i * width)
+            first || i >= count || (block == 2 && !three) ? Vector(repeating: 0) : SIMDKernels.load(out + block * plane + i * width)
         }
         var a0 = start(0, 0), a1 = start(1, 0), a2 = start(2, 0), a3 = start(3, 0)
         var a4 = start(4, 0), a5 = start(5, 0), a6 = start(6, 0), a7 = start(7, 0)
         var b0 = start(0, 1), b1 = start(1, 1), b2 = start(2, 1), b3 = start(3, 1)
         var b4 = start(4, 1), b5 = start(5, 1), b6 = start(6, 1), b7 = start(7, 1)
-        var p = w0, q = w1
+        var c0 = start(0, 2), c1 = start(1, 2), c2 = start(2, 2), c3 = start(3, 2)
+        var c4 = start(4, 2), c5 = start(5, 2), c6 = start(6, 2), c7 = start(7, 2)
+        let blockWeights = width * kStride
+        var p = w
         for c16 in 0..<blocks(channels: k) {
             let xb = x + c16 &* hw &* width
             for l in 0..<Swift.min(width, k &- c16 &* width) {
-                let u = SIMDKernels.load(p), v = SIMDKernels.load(q)
-                @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
-                var t = term(0); a0 = SIMDKernels.multiplyAdd(t, u, a0); b0 = SIMDKernels.multiplyAdd(t, v, b0)
-                t = term(1); a1 = SIMDKernels.multiplyAdd(t, u, a1); b1 = SIMDKernels.multiplyAdd(t, v, b1)
-                t = term(2); a2 = SIMDKernels.multiplyAdd(t, u, a2); b2 = SIMDKernels.multiplyAdd(t, v, b2)
-                t = term(3); a3 = SIMDKernels.multiplyAdd(t, u, a3); b3 = SIMDKernels.multiplyAdd(t, v, b3)
-                t = term(4); a4 = SIMDKernels.multiplyAdd(t, u, a4); b4 = SIMDKernels.multiplyAdd(t, v, b4)
-                t = term(5); a5 = SIMDKernels.multiplyAdd(t, u, a5); b5 = SIMDKernels.multiplyAdd(t, v, b5)
-                t = term(6); a6 = SIMDKernels.multiplyAdd(t, u, a6); b6 = SIMDKernels.multiplyAdd(t, v, b6)
-                t = term(7); a7 = SIMDKernels.multiplyAdd(t, u, a7); b7 = SIMDKernels.multiplyAdd(t, v, b7)
-                p += width; q += width
+                let u = SIMDKernels.load(p), v = SIMDKernels.load(p + blockWeights)
+                let z = three ? SIMDKernels.load(p + 2 &* blockWeights) : Vector(repeating: 0)
+                @inline(__always) func step(_ i: Int, _ a: inout Vector, _ b: inout Vector, _ c: inout Vector) {
+                    let t = Vector(repeating: xb[i &* width &+ l])
+                    a = SIMDKernels.multiplyAdd(t, u, a)
+                    b = SIMDKernels.multiplyAdd(t, v, b)
+                    if three { c = SIMDKernels.multiplyAdd(t, z, c) }
+                }
+                step(0, &a0, &b0, &c0); step(1, &a1, &b1, &c1); step(2, &a2, &b2, &c2); step(3, &a3, &b3, &c3)
+                step(4, &a4, &b4, &c4); step(5, &a5, &b5, &c5); step(6, &a6, &b6, &c6); step(7, &a7, &b7, &c7)
+                p += width
             }
         }
-        @inline(__always) func put(_ s: Vector, _ t: Vector, _ i: Int) {
-            guard i < count else { return }
-            let o = out + i * width, r = residual + i * width
-            guard last else { SIMDKernels.store(s, o); SIMDKernels.store(t, o + second); return }
-            let first = A.apply(s + bias0), other = A.apply(t + bias1)
-            SIMDKernels.store(R.adds ? first + SIMDKernels.load(r) : first, o)
-            SIMDKernels.store(R.adds ? other + SIMDKernels.load(r + second) : other, o + second)
+        let bias0 = SIMDKernels.load(bias), bias1 = SIMDKernels.load(bias + width)
+        let bias2 = three ? SIMDKernels.load(bias + 2 * width) : Vector(repeating: 0)
+        @inline(__always) func put(_ s: Vector, _ b: Vector, _ i: Int, _ block: Int) {
+            let o = out + block * plane + i * width
+            guard last else { SIMDKernels.store(s, o); return }
+            let activated = A.apply(s + b)
+            SIMDKernels.store(R.adds ? activated + SIMDKernels.load(residual + block * plane + i * width) : activated, o)
         }
-        put(a0, b0, 0); put(a1, b1, 1); put(a2, b2, 2); put(a3, b3, 3)
-        put(a4, b4, 4); put(a5, b5, 5); put(a6, b6, 6); put(a7, b7, 7)
+        @inline(__always) func put(_ a: Vector, _ b: Vector, _ c: Vector, _ i: Int) {
+            guard i < count else { return }
+            put(a, bias0, i, 0)
+            put(b, bias1, i, 1)
+            if three { put(c, bias2, i, 2) }
+        }
+        put(a0, b0, c0, 0); put(a1, b1, c1, 1); put(a2, b2, c2, 2); put(a3, b3, c3, 3)
+        put(a4, b4, c4, 4); put(a5, b5, c5, 5); put(a6, b6, c6, 6); put(a7, b7, c7, 7)
     }
     #endif
+
+/// How many output blocks ``BlockedKernels/pointwiseGroup`` sums at once: a type, like the activation.
+protocol BlockGroup { static var three: Bool { get } }
+enum TwoBlocks: BlockGroup { static var three: Bool { false } }
+enum ThreeBlocks: BlockGroup { static var three: Bool { true } }
 
     /// Floats of scratch ``depthwise`` needs (the caller's buffer need not be aligned): a ring of k zero-padded
     /// input rows, a row of zeros, the taps and the tap rows' pointers.
