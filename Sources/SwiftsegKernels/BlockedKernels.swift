@@ -41,62 +41,69 @@ public enum BlockedKernels {
                                  weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
                                  output: UnsafeMutablePointer<Float>, blocks: Range<Int>, pixels range: Range<Int>,
                                  epilogue: KernelEpilogue) {
-        @inline(__always) func run<A: VectorActivation, R: ResidualChoice>(_: A.Type, _: R.Type) {
-            let residual = epilogue.residual ?? UnsafePointer(output)
-            var b = blocks.lowerBound
-            #if SWIFTSEG_32_REGISTERS
-            // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
-            // two or three multiply-adds (the GEMM's 8 × 32)
-            @inline(__always) func group<G: BlockGroup>(_ g: G.Type, _ b: Int) {
-                let w = weight + b * width * k, bias = bias + b * width
-                let out = output + b * hw * width, res = residual + b * hw * width
-                var c0 = 0
-                while c0 < k {
-                    let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
-                    var p0 = range.lowerBound
-                    while p0 < range.upperBound {
-                        pointwiseGroup(g, x + p0 * width, hw, c1 - c0, k, wc, bias, out + p0 * width, res + p0 * width,
-                                       Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
-                        p0 += 8
-                    }
-                    c0 = c1
+        switch (epilogue.activation, epilogue.residual != nil) {
+        case (.none, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, NoResidual.self)
+        case (.none, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, WithResidual.self)
+        case (.relu, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, NoResidual.self)
+        case (.relu, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, WithResidual.self)
+        case (.relu6, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, NoResidual.self)
+        case (.relu6, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, WithResidual.self)
+        }
+    }
+
+    /// ``pointwise``, its output (and residual) blocks `outPlane` pixels apart instead of the input's `hw`.
+    @inline(__always)
+    static func pointwiseBody<A: VectorActivation, R: ResidualChoice>(
+        _ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+        _ output: UnsafeMutablePointer<Float>, _ outPlane: Int, _ blocks: Range<Int>, _ range: Range<Int>,
+        _ epilogue: KernelEpilogue, _: A.Type, _: R.Type
+    ) {
+        let residual = epilogue.residual ?? UnsafePointer(output)
+        var b = blocks.lowerBound
+        #if SWIFTSEG_32_REGISTERS
+        // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
+        // two or three multiply-adds (the GEMM's 8 × 32)
+        @inline(__always) func group<G: BlockGroup>(_ g: G.Type, _ b: Int) {
+            let w = weight + b * width * k, bias = bias + b * width
+            let out = output + b * outPlane * width, res = residual + b * outPlane * width
+            var c0 = 0
+            while c0 < k {
+                let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
+                var p0 = range.lowerBound
+                while p0 < range.upperBound {
+                    pointwiseGroup(g, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width, res + p0 * width,
+                                   Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
+                    p0 += 8
                 }
-            }
-            while b + 2 <= blocks.upperBound {
-                if blocks.upperBound - b == 3 {
-                    group(ThreeBlocks.self, b)
-                    b += 3
-                } else {
-                    group(TwoBlocks.self, b)
-                    b += 2
-                }
-            }
-            #endif
-            while b < blocks.upperBound {
-                let w = weight + b * width * k, bv = SIMDKernels.load(bias + b * width)
-                let out = output + b * hw * width, res = residual + b * hw * width
-                var c0 = 0
-                while c0 < k {
-                    let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
-                    var p0 = range.lowerBound
-                    while p0 < range.upperBound {
-                        pointwiseBlock(x + p0 * width, hw, c1 - c0, wc, bv, out + p0 * width, res + p0 * width,
-                                       Swift.min(pixelBlock, range.upperBound - p0), first: c0 == 0, last: c1 == k,
-                                       A.self, R.self)
-                        p0 += pixelBlock
-                    }
-                    c0 = c1
-                }
-                b += 1
+                c0 = c1
             }
         }
-        switch (epilogue.activation, epilogue.residual != nil) {
-        case (.none, false): run(Identity.self, NoResidual.self)
-        case (.none, true): run(Identity.self, WithResidual.self)
-        case (.relu, false): run(ReLU.self, NoResidual.self)
-        case (.relu, true): run(ReLU.self, WithResidual.self)
-        case (.relu6, false): run(ReLU6.self, NoResidual.self)
-        case (.relu6, true): run(ReLU6.self, WithResidual.self)
+        while b + 2 <= blocks.upperBound {
+            if blocks.upperBound - b == 3 {
+                group(ThreeBlocks.self, b)
+                b += 3
+            } else {
+                group(TwoBlocks.self, b)
+                b += 2
+            }
+        }
+        #endif
+        while b < blocks.upperBound {
+            let w = weight + b * width * k, bv = SIMDKernels.load(bias + b * width)
+            let out = output + b * outPlane * width, res = residual + b * outPlane * width
+            var c0 = 0
+            while c0 < k {
+                let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
+                var p0 = range.lowerBound
+                while p0 < range.upperBound {
+                    pointwiseBlock(x + p0 * width, hw, c1 - c0, wc, bv, out + p0 * width, res + p0 * width,
+                                   Swift.min(pixelBlock, range.upperBound - p0), first: c0 == 0, last: c1 == k,
+                                   A.self, R.self)
+                    p0 += pixelBlock
+                }
+                c0 = c1
+            }
+            b += 1
         }
     }
 
@@ -156,11 +163,11 @@ public enum BlockedKernels {
     /// 24 sums, each broadcast feeding one multiply-add per block.
     @inline(__always)
     static func pointwiseGroup<G: BlockGroup, A: VectorActivation, R: ResidualChoice>(
-        _: G.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
+        _: G.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
         _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
         _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
     ) {
-        let plane = hw * width, three = G.three
+        let plane = outPlane * width, three = G.three
         @inline(__always) func start(_ i: Int, _ block: Int) -> Vector {
             first || i >= count || (block == 2 && !three) ? Vector(repeating: 0) : SIMDKernels.load(out + block * plane + i * width)
         }
@@ -272,18 +279,90 @@ enum ThreeBlocks: BlockGroup { static var three: Bool { true } }
                 loaded = r
                 r += 1
             }
-            for ky in 0..<k {
-                let y = first + ky
-                pointers[ky] = UnsafePointer(y >= 0 && y < h ? ring + (y % k) * rowFloats : zeros)
+            depthwiseRow(ring, zeros, rowFloats, first, h, k, s, taps, b, ow, output + oy * ow * width, pointers, A.self)
+        }
+    }
+
+    /// One output row of the blocked depthwise kernel from its ring (input row y in slot y mod k, rows
+    /// `rowFloats` apart; `zeros` for rows outside the input, which starts at `first` for tap row 0).
+    @inline(__always)
+    static func depthwiseRow<A: VectorActivation>(_ ring: UnsafePointer<Float>, _ zeros: UnsafePointer<Float>,
+                                                  _ rowFloats: Int, _ first: Int, _ h: Int, _ k: Int, _ s: Int,
+                                                  _ taps: UnsafePointer<Float>, _ b: Vector, _ ow: Int,
+                                                  _ out: UnsafeMutablePointer<Float>,
+                                                  _ pointers: UnsafeMutablePointer<UnsafePointer<Float>>, _: A.Type) {
+        for ky in 0..<k {
+            let y = first + ky
+            pointers[ky] = y >= 0 && y < h ? ring + (y % k) * rowFloats : zeros
+        }
+        if ow <= narrowRowPixels {
+            DepthwiseConvKernels.accumulateRow(UnsafePointer(pointers), 0..<k, stride: s, kernelSize: k, taps: taps,
+                                               bias: b, outWidth: ow, into: out, A.self)
+        } else {
+            let inside = Swift.max(0, -first)..<Swift.max(Swift.max(0, -first), Swift.min(k, h - first))
+            DepthwiseConvKernels.accumulateWideRow(UnsafePointer(pointers), inside, stride: s, kernelSize: k,
+                                                   taps: taps, bias: b, outWidth: ow, into: out, A.self)
+        }
+    }
+
+    /// Floats of scratch ``expandDepthwise`` needs for `blocks` channel blocks (the caller's buffer need not be
+    /// aligned): a ring and a row of zeros per block, their taps, the tap rows' pointers.
+    public static func expandDepthwiseScratchFloats(blocks n: Int, kernelSize k: Int, stride s: Int, outWidth: Int) -> Int {
+        let rowFloats = ((outWidth - 1) * s + k) * width
+        return n * ((k + 1) * rowFloats + k * k * width) + 2 * k + 2 * width
+    }
+
+    /// An inverted bottleneck's 1×1 expansion and depthwise conv at once, for expanded channel blocks `blocks`
+    /// and output rows `rows`: each expanded input row is made by the 1×1 kernel (``pointwise``'s sums)
+    /// straight into the depthwise kernel's ring (``depthwise``'s rows and sums), so the expanded map (the
+    /// largest of the block) is never written out and read back; the same bytes as the two convs one after
+    /// the other. `input`: blocked, `inChannels` × `height × width`; `expandWeight`, `expandBias`: the 1×1's
+    /// blocked packing (all its output blocks); `weight`, `bias`: the depthwise conv's (all channels);
+    /// `output`: blocked, the depthwise conv's output. ReLU6 after both convs (as every inverted bottleneck
+    /// here has).
+    @inline(never)
+    public static func expandDepthwise(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int, width w: Int,
+                                       expandWeight: UnsafePointer<Float>, expandBias: UnsafePointer<Float>,
+                                       weight: UnsafePointer<Float>,
+                                       bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int, padTop: Int,
+                                       padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight oh: Int,
+                                       outWidth ow: Int, blocks: Range<Int>, rows: Range<Int>,
+                                       scratch: UnsafeMutablePointer<Float>) {
+        let tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width, ringFloats = (k + 1) * rowFloats, n = blocks.count
+        let rings = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow))
+        let taps = rings + n * ringFloats
+        let pointers = UnsafeMutableRawPointer(taps + n * k * k * width).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
+        // Ring column c holds input column c − padLeft: these input columns are made, the rest stay zero.
+        let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
+        let left = padLeft + columns.lowerBound, right = padLeft + columns.upperBound
+        for j in 0..<n {
+            let ring = rings + j * ringFloats
+            for slot in 0..<k {
+                (ring + slot * rowFloats).update(repeating: 0, count: left * width)
+                (ring + slot * rowFloats + right * width).update(repeating: 0, count: (tileWidth - right) * width)
             }
-            let out = output + oy * ow * width
-            if ow <= narrowRowPixels {
-                DepthwiseConvKernels.accumulateRow(UnsafePointer(pointers), 0..<k, stride: s, kernelSize: k, taps: taps,
-                                                   bias: b, outWidth: ow, into: out, A.self)
-            } else {
-                let inside = Swift.max(0, -first)..<Swift.max(Swift.max(0, -first), Swift.min(k, h - first))
-                DepthwiseConvKernels.accumulateWideRow(UnsafePointer(pointers), inside, stride: s, kernelSize: k,
-                                                       taps: taps, bias: b, outWidth: ow, into: out, A.self)
+            (ring + k * rowFloats).update(repeating: 0, count: rowFloats)
+            DepthwiseConvKernels.gatherTaps(weight + (blocks.lowerBound + j) * width * k * k, kernelSize: k,
+                                            into: taps + j * k * k * width)
+        }
+        let b0 = blocks.lowerBound, ohw = oh * ow
+        var loaded = Int.min   // the last input row expanded into the rings (rows only move forward)
+        for oy in rows {
+            let first = oy * s - padTop
+            var r = Swift.max(first, loaded + 1, 0)
+            while r < Swift.min(first + k, h) {
+                pointwiseBody(input + r * w * width, h * w, cin, expandWeight + b0 * width * cin, expandBias + b0 * width,
+                              rings + (r % k) * rowFloats + padLeft * width, ringFloats / width, 0..<n, columns,
+                              KernelEpilogue(activation: .relu6), ReLU6.self, NoResidual.self)
+                loaded = r
+                r += 1
+            }
+            for j in 0..<n {
+                let ring = rings + j * ringFloats
+                depthwiseRow(ring, ring + k * rowFloats, rowFloats, first, h, k, s, taps + j * k * k * width,
+                             SIMDKernels.load(bias + (b0 + j) * width), ow, output + ((b0 + j) * ohw + oy * ow) * width,
+                             pointers, ReLU6.self)
             }
         }
     }

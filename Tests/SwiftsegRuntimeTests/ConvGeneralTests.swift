@@ -368,6 +368,52 @@ final class ChannelBlockedTests: XCTestCase {
         }
     }
 
+    /// The expansion and depthwise conv fused (rows expanded into the depthwise ring) give the bytes of the two
+    /// blocked convs one after the other: EfficientNet's wide blocks (24 and 40 inputs: a padded last block),
+    /// strides 1 and 2, 3×3 and 5×5, odd sizes, every kernel build, one and two threads (two bands).
+    func testFusedExpandDepthwiseGivesTheTwoConvsBytes() {
+        let shapes = [(16, 96, 3, 2, 112, 112), (24, 144, 5, 2, 56, 56), (40, 240, 5, 1, 28, 28), (24, 48, 3, 1, 17, 30),
+                      (32, 64, 5, 2, 21, 19)]
+        for (trial, (cin, mid, k, stride, h, w)) in shapes.enumerated() {
+            let ew = randomTensor(channels: mid, height: cin, width: 1, seed: UInt64(4100 + trial))
+            let eb = randomTensor(channels: 1, height: 1, width: mid, seed: UInt64(4150 + trial))
+            let dw = randomTensor(channels: mid, height: 1, width: k * k, seed: UInt64(4200 + trial))
+            let db = randomTensor(channels: 1, height: 1, width: mid, seed: UInt64(4250 + trial))
+            let expand = Conv2D(outChannels: mid, inChannels: cin, kernelSize: 1, weight: ew.data, bias: eb.data,
+                                prepareFastKernels: true)
+            let depthwise = Conv2D(outChannels: mid, inChannels: mid, kernelSize: k, stride: stride, padding: .same,
+                                   groups: mid, weight: dw.data, bias: db.data)
+            guard Conv2D.fusesBlocked(expand: expand, depthwise: depthwise) else { XCTAssertEqual(KernelISA.best, .baseline); return }
+            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(4300 + trial))
+            let size = depthwise.outputSize(height: h, width: w)
+            let outView = TensorView(channels: mid, height: size.height, width: size.width, data: x.data)
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let bx = blocked(x, context: context)
+                    let expanded = Tensor(shape: [ChannelBlocks.floats(channels: mid, height: h, width: w)])
+                    let separate = Tensor(shape: [ChannelBlocks.floats(channels: mid, height: size.height, width: size.width)])
+                    let fused = Tensor(shape: [ChannelBlocks.floats(channels: mid, height: size.height, width: size.width)])
+                    let e = TensorView(channels: mid, height: h, width: w, data: expanded.data)
+                    expand.blockedForward(view(bx, like: x.view), into: e, epilogue: .relu6, context: context)
+                    depthwise.blockedForward(e, into: view(separate, like: outView), epilogue: .relu6, context: context)
+                    Conv2D.blockedExpandDepthwise(expand: expand, depthwise: depthwise, view(bx, like: x.view),
+                                                  into: view(fused, like: outView), context: context)
+                    let n = mid * size.height * size.width
+                    XCTAssertEqual(differingElements(Array(fused.values[0..<n]), Array(separate.values[0..<n])), 0,
+                                   "\(cin)→\(mid) k \(k) s \(stride) \(h)×\(w) \(threads) threads \(isa)")
+                    // and both against the planar reference
+                    let expectedE = Tensor(channels: mid, height: h, width: w)
+                    expand.referenceForward(x.view, into: expectedE.view, epilogue: .relu6)
+                    let expected = Tensor(channels: mid, height: size.height, width: size.width)
+                    depthwise.referenceForward(expectedE.view, into: expected.view, epilogue: .relu6)
+                    let got = planar(fused, like: expected.view, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(got.view, expected.view), 1e-4 * Float(cin * k * k).squareRoot(),
+                                             "\(cin)→\(mid) k \(k) s \(stride) against the reference, \(isa)")
+                }
+            }
+        }
+    }
+
     /// A strided conv from planes into the layout (a classifier's stem) against the planar reference: the 3→32
     /// 3×3 stride-2 stem at 224 (TF "SAME") and odd sizes, explicit padding, 5×5, stride 3, a padded last block
     /// (20 outputs), every kernel build, one and two threads; and the im2col GEMM's bytes in the FMA builds.

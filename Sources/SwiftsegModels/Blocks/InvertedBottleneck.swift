@@ -48,6 +48,15 @@ public struct InvertedBottleneck: Sendable {
     /// The block on channel-blocked maps (`x`, `out`, `expanded`, `filtered` all blocked; ``ChannelBlocks``).
     func forwardBlocked(_ x: TensorView, into out: TensorView, expanded: TensorView, filtered: TensorView,
                         context: ExecutionContext) {
+        if let expand, x.width > Conv2D.depthwiseBlockMaximumWidth, Conv2D.fusesBlocked(expand: expand, depthwise: depthwise) {
+            // Wide maps: the expanded map (up to 4.8 MB, past L2) made a row at a time into the depthwise conv's
+            // ring, never written out. Small maps keep the two convs: their expanded maps stay in L2, and a
+            // row of 7 or 14 pixels would stream the 1×1's weights (up to 0.9 MB) once per row.
+            Conv2D.blockedExpandDepthwise(expand: expand, depthwise: depthwise, x, into: filtered, context: context)
+            project.blockedForward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none,
+                                   context: context)
+            return
+        }
         chain(x, into: out, expanded: expanded, filtered: filtered) {
             $0.blockedForward($1, into: $2, epilogue: $3, context: context)
         }

@@ -108,6 +108,63 @@ extension Conv2D {
         }
     }
 
+    /// Whether ``blockedExpandDepthwise(expand:depthwise:_:into:context:)`` runs this pair: a 1×1 conv with
+    /// packed weights into a depthwise conv of whole blocks on its channels.
+    public static func fusesBlocked(expand: Conv2D, depthwise: Conv2D) -> Bool {
+        expand.supportsPointwise && depthwise.isDepthwise && depthwise.supportsBlocked && expand.outChannels == depthwise.inChannels
+    }
+
+    /// An inverted bottleneck's expansion + ReLU6 and depthwise conv + ReLU6 at once, blocked `input` into
+    /// blocked `output` (BlockedKernels.expandDepthwise): the expanded map is made a row at a time into the
+    /// depthwise kernel's ring and never written out. The same bytes as `expand` then `depthwise`. On more
+    /// than one worker, two bands of rows times a group of channel blocks per worker (a band re-makes the
+    /// k − s expanded rows it shares with the other).
+    ///
+    /// ```swift
+    /// Conv2D.blockedExpandDepthwise(expand: e, depthwise: d, x, into: filtered, context: ctx)
+    /// ```
+    public static func blockedExpandDepthwise(expand: Conv2D, depthwise: Conv2D, _ input: TensorView,
+                                              into output: TensorView, context: ExecutionContext) {
+        precondition(fusesBlocked(expand: expand, depthwise: depthwise), "an expansion into a blocked depthwise conv")
+        let size = depthwise.outputSize(height: input.height, width: input.width)
+        precondition(input.channels == expand.inChannels && output.channels == depthwise.outChannels
+                     && output.height == size.height && output.width == size.width, "fused block shapes")
+        let packed = expand.pointwise!.blockedPacking(bias: expand.bias)
+        let pad = depthwise.resolvedPadding(height: input.height, width: input.width)
+        let blocks = ChannelBlocks.blocks(channels: depthwise.outChannels), kernels = context.kernels
+        context.timeOp("conv expand+depthwise blocked") {
+            context.withWorkers { workers in
+                let bands = workers > 1 ? min(2, output.height) : 1, groups = min(blocks, workers)
+                let scratch = context.scratch(floats: BlockedKernels.expandDepthwiseScratchFloats(
+                    blocks: (blocks + groups - 1) / groups, kernelSize: depthwise.kernelSize, stride: depthwise.stride,
+                    outWidth: output.width))
+                parallelFor(count: bands * groups, threads: workers, BlockedExpandDepthwiseTasks(
+                    expand: expand, depthwise: depthwise, input: input, output: output, weight: packed.weight,
+                    bias: packed.bias, padding: pad, bands: bands, groups: groups, kernels: kernels, scratch: scratch))
+            }
+        }
+    }
+
+    struct BlockedExpandDepthwiseTasks: ParallelTasks {
+        let expand: Conv2D, depthwise: Conv2D
+        let input: TensorView, output: TensorView
+        let weight: UnsafePointer<Float>, bias: UnsafePointer<Float>
+        let padding: (top: Int, left: Int, bottom: Int, right: Int)
+        let bands: Int, groups: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            let band = task / groups, group = task % groups, blocks = ChannelBlocks.blocks(channels: depthwise.outChannels)
+            let rows = (band * output.height / bands)..<((band + 1) * output.height / bands)
+            kernels.blockedExpandDepthwise(input.data, input.channels, input.height, input.width, weight, bias,
+                                           depthwise.weight, depthwise.bias, depthwise.kernelSize, depthwise.stride,
+                                           padding.top, padding.left, output.data, output.height, output.width,
+                                           (group * blocks / groups)..<((group + 1) * blocks / groups), rows,
+                                           scratch[worker])
+        }
+    }
+
     /// Maps of at least this many pixels split their work by pixels (1×1) or rows (depthwise) as well as by
     /// channel blocks: EfficientNet's 28×28 and wider.
     static let blockedSplitPixels = 512

@@ -62,6 +62,15 @@ struct Kernels: Sendable {
                                             _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                             _ rows: Range<Int>, _ activation: KernelEpilogue.Activation,
                                             _ scratch: UnsafeMutablePointer<Float>) -> Void
+    /// An inverted bottleneck's expansion and depthwise conv at once on channel-blocked maps, for a range of
+    /// expanded channel blocks and output rows (BlockedKernels.expandDepthwise).
+    typealias BlockedExpandDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
+                                                  _ width: Int, _ expandWeight: UnsafePointer<Float>,
+                                                  _ expandBias: UnsafePointer<Float>, _ weight: UnsafePointer<Float>,
+                                                  _ bias: UnsafePointer<Float>, _ kernelSize: Int, _ stride: Int,
+                                                  _ padTop: Int, _ padLeft: Int, _ output: UnsafeMutablePointer<Float>,
+                                                  _ outHeight: Int, _ outWidth: Int, _ blocks: Range<Int>,
+                                                  _ rows: Range<Int>, _ scratch: UnsafeMutablePointer<Float>) -> Void
     /// Output rows of a strided conv from planes into a channel-blocked map (BlockedKernels.conv).
     typealias BlockedConv = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int, _ width: Int,
                                        _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
@@ -101,6 +110,7 @@ struct Kernels: Sendable {
     let depthwiseBlock: DepthwiseBlock
     /// The channel-blocked kernels (a classifier's small maps).
     let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise, blockedConv: BlockedConv
+    let blockedExpandDepthwise: BlockedExpandDepthwise
     let toBlocked: Reblock, fromBlocked: Reblock
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
@@ -125,6 +135,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernels.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernels.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernels.BlockedKernels.conv,
+        blockedExpandDepthwise: SwiftsegKernels.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernels.BlockedKernels.block,
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
@@ -146,6 +157,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernelsAVX2.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX2.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernelsAVX2.BlockedKernels.conv,
+        blockedExpandDepthwise: SwiftsegKernelsAVX2.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernelsAVX2.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
@@ -167,6 +179,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernelsAVX512.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX512.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernelsAVX512.BlockedKernels.conv,
+        blockedExpandDepthwise: SwiftsegKernelsAVX512.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernelsAVX512.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
