@@ -62,8 +62,9 @@ public enum BlockedKernels {
         var b = blocks.lowerBound
         #if SWIFTSEG_32_REGISTERS
         // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
-        // two or three multiply-adds (the GEMM's 8 × 32)
-        @inline(__always) func group<G: BlockGroup>(_ g: G.Type, _ b: Int) {
+        // two or three multiply-adds (the GEMM's 8 × 32); 7 pixels where that leaves fewer lanes unused (a 7×7
+        // map's 49 pixels: 56 lanes of work in groups of 8, 49 in groups of 7)
+        @inline(__always) func group<G: BlockGroup, P: PixelGroup>(_ g: G.Type, _: P.Type, _ b: Int) {
             let w = weight + b * width * k, bias = bias + b * width
             let out = output + b * outPlane * width, res = residual + b * outPlane * width
             var c0 = 0
@@ -71,21 +72,24 @@ public enum BlockedKernels {
                 let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
                 var p0 = range.lowerBound
                 while p0 < range.upperBound {
-                    pointwiseGroup(g, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width, res + p0 * width,
-                                   Swift.min(8, range.upperBound - p0), first: c0 == 0, last: c1 == k, A.self, R.self)
-                    p0 += 8
+                    pointwiseGroup(g, P.self, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width,
+                                   res + p0 * width, Swift.min(P.count, range.upperBound - p0), first: c0 == 0,
+                                   last: c1 == k, A.self, R.self)
+                    p0 += P.count
                 }
                 c0 = c1
             }
         }
+        let sevens = (range.count + 6) / 7 * 7 < (range.count + 7) / 8 * 8
         while b + 2 <= blocks.upperBound {
-            if blocks.upperBound - b == 3 {
-                group(ThreeBlocks.self, b)
-                b += 3
-            } else {
-                group(TwoBlocks.self, b)
-                b += 2
+            let three = blocks.upperBound - b == 3
+            switch (three, sevens) {
+            case (false, false): group(TwoBlocks.self, EightPixels.self, b)
+            case (false, true): group(TwoBlocks.self, SevenPixels.self, b)
+            case (true, false): group(ThreeBlocks.self, EightPixels.self, b)
+            case (true, true): group(ThreeBlocks.self, SevenPixels.self, b)
             }
+            b += three ? 3 : 2
         }
         #endif
         while b < blocks.upperBound {
@@ -158,12 +162,12 @@ public enum BlockedKernels {
     }
 
     #if SWIFTSEG_32_REGISTERS
-    /// `count` (≤ 8) pixels of two output channel blocks, or three (`G`: a type, so each specialisation has no
-    /// test in its loop): weights `w`, `w + 16k`, `w + 32k`; outputs and residual `hw · 16` floats apart; 16 or
+    /// `count` (≤ `P.count`, 8 or 7) pixels of two output channel blocks, or three (`G`, `P`: types, so each
+    /// specialisation has no test in its loop): weights `w`, `w + 16k`, `w + 32k`; outputs and residual `hw · 16` floats apart; 16 or
     /// 24 sums, each broadcast feeding one multiply-add per block.
     @inline(__always)
-    static func pointwiseGroup<G: BlockGroup, A: VectorActivation, R: ResidualChoice>(
-        _: G.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
+    static func pointwiseGroup<G: BlockGroup, P: PixelGroup, A: VectorActivation, R: ResidualChoice>(
+        _: G.Type, _: P.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
         _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
         _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
     ) {
@@ -191,7 +195,8 @@ public enum BlockedKernels {
                     if three { c = SIMDKernels.multiplyAdd(t, z, c) }
                 }
                 step(0, &a0, &b0, &c0); step(1, &a1, &b1, &c1); step(2, &a2, &b2, &c2); step(3, &a3, &b3, &c3)
-                step(4, &a4, &b4, &c4); step(5, &a5, &b5, &c5); step(6, &a6, &b6, &c6); step(7, &a7, &b7, &c7)
+                step(4, &a4, &b4, &c4); step(5, &a5, &b5, &c5); step(6, &a6, &b6, &c6)
+                if P.count == 8 { step(7, &a7, &b7, &c7) }
                 p += width
             }
         }
@@ -218,6 +223,10 @@ public enum BlockedKernels {
 protocol BlockGroup { static var three: Bool { get } }
 enum TwoBlocks: BlockGroup { static var three: Bool { false } }
 enum ThreeBlocks: BlockGroup { static var three: Bool { true } }
+/// How many pixels ``BlockedKernels/pointwiseGroup`` sums at once.
+protocol PixelGroup { static var count: Int { get } }
+enum EightPixels: PixelGroup { static var count: Int { 8 } }
+enum SevenPixels: PixelGroup { static var count: Int { 7 } }
 
     /// Floats of scratch ``depthwise`` needs (the caller's buffer need not be aligned): a ring of k zero-padded
     /// input rows, a row of zeros, the taps and the tap rows' pointers.

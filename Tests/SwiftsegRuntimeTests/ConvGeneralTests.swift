@@ -456,12 +456,12 @@ final class ChannelBlockedTests: XCTestCase {
 
     /// 1×1 and depthwise convs on blocked maps against the planar reference: EfficientNet's maps from 112×112
     /// to 7×7 (the wide ones split by pixels or bands of rows), channel counts that leave a padded last block
-    /// (24, 40) in and out, a map of 1 pixel and odd ones, strides 1 and 2, 3×3 and 5×5, TF "SAME", every
+    /// (24, 40) in and out, three output blocks, a map of 1 pixel and odd ones (49 and 28 pixels: groups of 7), strides 1 and 2, 3×3 and 5×5, TF "SAME", every
     /// epilogue the blocks use, every kernel build, one and two threads.
     func testBlockedConvsMatchTheReference() {
         let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9),
                                (16, 96, 112, 112), (144, 24, 56, 56), (24, 144, 30, 29), (240, 40, 28, 28),
-                               (40, 24, 3, 37)]
+                               (40, 24, 3, 37), (40, 48, 4, 7)]
         for (trial, (cin, cout, h, w)) in pointwiseShapes.enumerated() {
             let weight = randomTensor(channels: cout, height: cin, width: 1, seed: UInt64(3200 + trial))
             let bias = randomTensor(channels: 1, height: 1, width: cout, seed: UInt64(3300 + trial))
