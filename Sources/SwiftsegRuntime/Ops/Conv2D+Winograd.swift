@@ -279,7 +279,12 @@ extension Conv2D {
             while rowsPerTask > 1 && vBytes(rowsPerTask) > Conv2D.winogradMaxVBytes {
                 rowsPerTask -= 1
             }
-            let rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
+            // Whole tile rows per task, as even as they split, the longer tasks first (dynamic scheduling then
+            // ends level), and a multiple of the workers: an 80-pixel map's 14 rows as 4 + 4 + 3 + 3, not
+            // 4 + 4 + 4 + 2 (one worker idle for a sixth of the layer).
+            var rowGroups = (tilesY + rowsPerTask - 1) / rowsPerTask
+            rowGroups = min(tilesY, (rowGroups + splitFor - 1) / splitFor * splitFor)
+            rowsPerTask = (tilesY + rowGroups - 1) / rowGroups
             let ld = leadingDimension(rowsPerTask)
             let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             let vFloats = inChannels * stride, mFloats = outChannels * stride
@@ -289,7 +294,7 @@ extension Conv2D {
             let scratch = context.scratch(floats: vFloats + mFloats + transformFloats + rowFloats)
             parallelFor(count: rowGroups * chunks, threads: workers,
                         WinogradTileRows(conv: self, input: input, output: output, pooled: pooled, epilogue: epilogue.kernel,
-                                         chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowsPerTask: rowsPerTask,
+                                         chunks: chunks, per: per, nb: nb, rowStride: rowStride, rowGroups: rowGroups,
                                          ld: ld, kernels: kernels, scratch: scratch, upsampled: upsampled,
                                          rowsOffset: vFloats + mFloats + transformFloats))
         }
@@ -300,7 +305,7 @@ extension Conv2D {
         let conv: Conv2D
         let input: TensorView, output: TensorView, pooled: TensorView?
         let epilogue: KernelEpilogue
-        let chunks: Int, per: Int, nb: Int, rowStride: Int, rowsPerTask: Int, ld: Int
+        let chunks: Int, per: Int, nb: Int, rowStride: Int, rowGroups: Int, ld: Int
         let kernels: Kernels
         let scratch: [UnsafeMutablePointer<Float>]
         let upsampled: UpsampledRows?
@@ -312,8 +317,9 @@ extension Conv2D {
             var upsampledRows = upsampled   // its rows in this worker's scratch
             upsampledRows?.rows = scratch[worker] + rowsOffset
             let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
-            let ty0 = (task / chunks) * rowsPerTask, tx0 = (task % chunks) * per
-            let rows = min(rowsPerTask, tilesY - ty0)
+            let group = task / chunks, tx0 = (task % chunks) * per
+            let (q, r) = tilesY.quotientAndRemainder(dividingBy: rowGroups)   // the first r groups one row longer
+            let ty0 = group * q + min(group, r), rows = q + (group < r ? 1 : 0)
             let n = min(per, tilesX - tx0)
             let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             let vFloats = conv.inChannels * stride, mFloats = conv.outChannels * stride
