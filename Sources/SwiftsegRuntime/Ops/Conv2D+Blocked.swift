@@ -49,13 +49,18 @@ extension Conv2D {
                         let byCache = max(24, 8192 / max(inChannels, 1) / 24 * 24)
                         let perWorker = ((hw + 2 * workers - 1) / (2 * workers) + 23) / 24 * 24
                         split = .pixels(min(byCache, perWorker))
+                    } else if workers == 1 || blocks >= 4 * workers {
+                        // two tasks per worker, channel blocks split as evenly as they go (30 as 8 + 8 + 7 + 7,
+                        // not 8 + 8 + 8 + 6), the larger first
+                        split = .blocks(tasks: min(blocks, 2 * workers))
                     } else {
-                        // about two tasks per worker: channel blocks cost the same
-                        split = .blocks(max(1, (blocks + 2 * workers - 1) / (2 * workers)))
+                        // too few blocks to share out evenly (80 channels: 5 blocks): pixel runs, each through
+                        // every block (a 14×14 map: 4 × 49 pixels)
+                        split = .pixels((hw + 2 * workers - 1) / (2 * workers))
                     }
                     let tasks = switch split {
                     case .pixels(let run): (hw + run - 1) / run
-                    case .blocks(let perTask): (blocks + perTask - 1) / perTask
+                    case .blocks(let tasks): tasks
                     }
                     parallelFor(count: tasks, threads: workers,
                                 BlockedPointwiseTasks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
@@ -155,7 +160,9 @@ extension Conv2D {
         let scratch: [UnsafeMutablePointer<Float>]
 
         func run(_ task: Int, worker: Int) {
-            let band = task / groups, group = task % groups, blocks = ChannelBlocks.blocks(channels: depthwise.outChannels)
+            // the groups' sizes grow with their index: the larger ones' bands first, so the workers end level
+            let band = task % bands, group = groups - 1 - task / bands
+            let blocks = ChannelBlocks.blocks(channels: depthwise.outChannels)
             let rows = (band * output.height / bands)..<((band + 1) * output.height / bands)
             kernels.blockedExpandDepthwise(input.data, input.channels, input.height, input.width, weight, bias,
                                            depthwise.weight, depthwise.bias, depthwise.kernelSize, depthwise.stride,
@@ -170,7 +177,8 @@ extension Conv2D {
     static let blockedSplitPixels = 512
 
     struct BlockedPointwiseTasks: ParallelTasks {
-        enum Split { case pixels(Int), blocks(Int) }
+        /// Pixel runs of a length (every block each), or this many tasks of channel blocks (every pixel each).
+        enum Split { case pixels(Int), blocks(tasks: Int) }
         let conv: Conv2D
         let input: TensorView, output: TensorView
         let epilogue: KernelEpilogue
@@ -180,9 +188,13 @@ extension Conv2D {
 
         func run(_ task: Int, worker: Int) {
             let hw = input.planeSize, all = ChannelBlocks.blocks(channels: conv.outChannels)
-            let (blocks, pixels) = switch split {
-            case .pixels(let run): (0..<all, (task * run)..<min(hw, (task + 1) * run))
-            case .blocks(let perTask): ((task * perTask)..<min(all, (task + 1) * perTask), 0..<hw)
+            let blocks: Range<Int>, pixels: Range<Int>
+            switch split {
+            case .pixels(let run):
+                (blocks, pixels) = (0..<all, (task * run)..<min(hw, (task + 1) * run))
+            case .blocks(let tasks):   // the first `r` tasks one block longer
+                let (q, r) = all.quotientAndRemainder(dividingBy: tasks), first = task * q + min(task, r)
+                (blocks, pixels) = (first..<(first + q + (task < r ? 1 : 0)), 0..<hw)
             }
             kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, output.data, blocks, pixels, epilogue)
         }
