@@ -229,10 +229,10 @@ enum EightPixels: PixelGroup { static var count: Int { 8 } }
 enum SevenPixels: PixelGroup { static var count: Int { 7 } }
 
     /// Floats of scratch ``depthwise`` needs (the caller's buffer need not be aligned): a ring of k zero-padded
-    /// input rows, a row of zeros, the taps and the tap rows' pointers.
+    /// input rows, a row of zeros and the tap rows' pointers.
     public static func depthwiseScratchFloats(kernelSize k: Int, stride s: Int, outWidth: Int) -> Int {
         let rowFloats = ((outWidth - 1) * s + k) * width
-        return (k + 1) * rowFloats + k * k * width + 2 * k + 2 * width
+        return (k + 1) * rowFloats + 2 * k + 2 * width
     }
 
     /// Output rows `rows` of one channel block (16 channels) of a depthwise conv, blocked in and out: the input
@@ -241,18 +241,18 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
     /// k² taps in registers — on rows of at most 16 pixels as ``DepthwiseConvKernels/channelBlock`` sums them
     /// (raster order, rows outside the input read as zeros: ``DepthwiseConvKernels/accumulateRow``), on wider
     /// rows as ``DepthwiseConvKernels/channelRows`` does (``DepthwiseConvKernels/accumulateWideRow``) — activated
-    /// and stored. `weight` is the 16 channels' k² taps each (channel-major, as the conv holds them), `bias`
-    /// their 16 biases.
+    /// and stored. `taps` is the 16 channels' k² taps as vectors (tap t's 16 channels at `t · 16`; the conv's
+    /// weights transposed), `bias` their 16 biases.
     @inline(never)
-    public static func depthwise(input: UnsafePointer<Float>, height h: Int, width w: Int, weight: UnsafePointer<Float>,
+    public static func depthwise(input: UnsafePointer<Float>, height h: Int, width w: Int, taps: UnsafePointer<Float>,
                                  bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int, padTop: Int,
                                  padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight oh: Int,
                                  outWidth ow: Int, rows: Range<Int>, activation: KernelEpilogue.Activation,
                                  scratch: UnsafeMutablePointer<Float>) {
         switch activation {
-        case .none: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, Identity.self, scratch)
-        case .relu: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, ReLU.self, scratch)
-        case .relu6: depthwiseBody(input, h, w, weight, bias, k, s, padTop, padLeft, output, ow, rows, ReLU6.self, scratch)
+        case .none: depthwiseBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, ow, rows, Identity.self, scratch)
+        case .relu: depthwiseBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, ow, rows, ReLU.self, scratch)
+        case .relu6: depthwiseBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, ow, rows, ReLU6.self, scratch)
         }
     }
 
@@ -261,17 +261,16 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
 
     @inline(__always)
     static func depthwiseBody<A: VectorActivation>(_ input: UnsafePointer<Float>, _ h: Int, _ w: Int,
-                                                   _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                                   _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                                    _ k: Int, _ s: Int, _ padTop: Int, _ padLeft: Int,
                                                    _ output: UnsafeMutablePointer<Float>, _ ow: Int, _ outRows: Range<Int>,
                                                    _: A.Type, _ scratch: UnsafeMutablePointer<Float>) {
         let tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width
         let ring = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Float.self, capacity: depthwiseScratchFloats(kernelSize: k, stride: s, outWidth: ow))
-        let zeros = ring + k * rowFloats, taps = zeros + rowFloats
-        let pointers = UnsafeMutableRawPointer(taps + k * k * width).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
+        let zeros = ring + k * rowFloats
+        let pointers = UnsafeMutableRawPointer(zeros + rowFloats).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
         zeros.update(repeating: 0, count: rowFloats)
-        DepthwiseConvKernels.gatherTaps(weight, kernelSize: k, into: taps)
         let b = SIMDKernels.load(bias)
         // Ring column c holds input column c − padLeft: these input columns, the rest zero.
         let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
@@ -315,10 +314,10 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
     }
 
     /// Floats of scratch ``expandDepthwise`` needs for `blocks` channel blocks (the caller's buffer need not be
-    /// aligned): a ring and a row of zeros per block, their taps, the tap rows' pointers.
+    /// aligned): a ring and a row of zeros per block, the tap rows' pointers.
     public static func expandDepthwiseScratchFloats(blocks n: Int, kernelSize k: Int, stride s: Int, outWidth: Int) -> Int {
         let rowFloats = ((outWidth - 1) * s + k) * width
-        return n * ((k + 1) * rowFloats + k * k * width) + 2 * k + 2 * width
+        return n * (k + 1) * rowFloats + 2 * k + 2 * width
     }
 
     /// An inverted bottleneck's 1×1 expansion and depthwise conv at once, for expanded channel blocks `blocks`
@@ -326,13 +325,14 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
     /// straight into the depthwise kernel's ring (``depthwise``'s rows and sums), so the expanded map (the
     /// largest of the block) is never written out and read back; the same bytes as the two convs one after
     /// the other. `input`: blocked, `inChannels` × `height × width`; `expandWeight`, `expandBias`: the 1×1's
-    /// blocked packing (all its output blocks); `weight`, `bias`: the depthwise conv's (all channels);
+    /// blocked packing (all its output blocks); `taps`, `bias`: the depthwise conv's, all channels (`taps`:
+    /// each block's k² tap vectors, block b at `b · k² · 16`, as ``depthwise`` reads one block's);
     /// `output`: blocked, the depthwise conv's output. ReLU6 after both convs (as every inverted bottleneck
     /// here has).
     @inline(never)
     public static func expandDepthwise(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int, width w: Int,
                                        expandWeight: UnsafePointer<Float>, expandBias: UnsafePointer<Float>,
-                                       weight: UnsafePointer<Float>,
+                                       taps: UnsafePointer<Float>,
                                        bias: UnsafePointer<Float>, kernelSize k: Int, stride s: Int, padTop: Int,
                                        padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight oh: Int,
                                        outWidth ow: Int, blocks: Range<Int>, rows: Range<Int>,
@@ -340,8 +340,7 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
         let tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width, ringFloats = (k + 1) * rowFloats, n = blocks.count
         let rings = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Float.self, capacity: expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow))
-        let taps = rings + n * ringFloats
-        let pointers = UnsafeMutableRawPointer(taps + n * k * k * width).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
+        let pointers = UnsafeMutableRawPointer(rings + n * ringFloats).bindMemory(to: UnsafePointer<Float>.self, capacity: k)
         // Ring column c holds input column c − padLeft: these input columns are made, the rest stay zero.
         let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
         let left = padLeft + columns.lowerBound, right = padLeft + columns.upperBound
@@ -352,8 +351,6 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                 (ring + slot * rowFloats + right * width).update(repeating: 0, count: (tileWidth - right) * width)
             }
             (ring + k * rowFloats).update(repeating: 0, count: rowFloats)
-            DepthwiseConvKernels.gatherTaps(weight + (blocks.lowerBound + j) * width * k * k, kernelSize: k,
-                                            into: taps + j * k * k * width)
         }
         let b0 = blocks.lowerBound, ohw = oh * ow
         var loaded = Int.min   // the last input row expanded into the rings (rows only move forward)
@@ -369,7 +366,7 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
             }
             for j in 0..<n {
                 let ring = rings + j * ringFloats
-                depthwiseRow(ring, ring + k * rowFloats, rowFloats, first, h, k, s, taps + j * k * k * width,
+                depthwiseRow(ring, ring + k * rowFloats, rowFloats, first, h, k, s, taps + (b0 + j) * k * k * width,
                              SIMDKernels.load(bias + (b0 + j) * width), ow, output + ((b0 + j) * ohw + oy * ow) * width,
                              pointers, ReLU6.self)
             }

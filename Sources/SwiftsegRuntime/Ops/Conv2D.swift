@@ -61,6 +61,8 @@ public struct Conv2D: @unchecked Sendable {
     /// The same for strided ungrouped convs (a classifier's stem, ISNet's first conv), whose im2col columns the
     /// kernels' GEMM multiplies with the epilogue fused (``gemmForward(_:into:epilogue:context:)``).
     public let strided: PackedGEMMWeights?
+    /// A depthwise conv's taps as the channel-blocked kernels read them (every depthwise conv; 1× its weights).
+    public let blockedTaps: BlockedDepthwiseTaps?
 
     /// - Parameter padding: default: `dilation · (k − 1) / 2` on every side ("same" at stride 1).
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
@@ -98,6 +100,8 @@ public struct Conv2D: @unchecked Sendable {
         strided = prepareFastKernels && stride > 1 && groups == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
             && Kernels.of(.best).winogradGEMM != nil
             ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels * kernelSize * kernelSize) : nil
+        blockedTaps = groups > 1 && groups == inChannels && groups == outChannels
+            ? BlockedDepthwiseTaps(weight: weight, channels: outChannels, kernelSize: kernelSize) : nil
     }
 
     /// Stride 1, one group, `dilation · (k − 1) / 2` on every side: the output has the input's size, and the

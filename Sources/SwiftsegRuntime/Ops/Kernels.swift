@@ -57,7 +57,7 @@ struct Kernels: Sendable {
                                             _ pixelRange: Range<Int>, _ epilogue: KernelEpilogue) -> Void
     /// Output rows of one channel block of a depthwise conv on channel-blocked maps (BlockedKernels.depthwise).
     typealias BlockedDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
-                                            _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                            _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                             _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
                                             _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                             _ rows: Range<Int>, _ activation: KernelEpilogue.Activation,
@@ -66,7 +66,7 @@ struct Kernels: Sendable {
     /// expanded channel blocks and output rows (BlockedKernels.expandDepthwise).
     typealias BlockedExpandDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
                                                   _ width: Int, _ expandWeight: UnsafePointer<Float>,
-                                                  _ expandBias: UnsafePointer<Float>, _ weight: UnsafePointer<Float>,
+                                                  _ expandBias: UnsafePointer<Float>, _ taps: UnsafePointer<Float>,
                                                   _ bias: UnsafePointer<Float>, _ kernelSize: Int, _ stride: Int,
                                                   _ padTop: Int, _ padLeft: Int, _ output: UnsafeMutablePointer<Float>,
                                                   _ outHeight: Int, _ outWidth: Int, _ blocks: Range<Int>,
