@@ -6,27 +6,6 @@ import SwiftsegKernels
 /// on padded pixel columns (a 7×7 map is 49 pixels, four vectors). A ``TensorView`` whose data is blocked keeps
 /// its channels, height and width; only the order of its floats differs. Each kernel forms the planar fast path's
 /// multiply-adds in the same order: in the FMA builds, the same bytes.
-/// A depthwise conv's weights as the channel-blocked kernels read them: per block of 16 channels, its k² taps
-/// as vectors (tap t's 16 channels at `(block · k² + t) · 16`), a last block's missing channels zero; made at
-/// load, so the kernels do not transpose the taps on every call (a sixth of the small maps' depthwise time).
-public final class BlockedDepthwiseTaps: @unchecked Sendable {
-    let taps: UnsafeMutablePointer<Float>
-
-    init(weight: UnsafePointer<Float>, channels: Int, kernelSize k: Int) {
-        let lanes = ChannelBlocks.width, count = ChannelBlocks.paddedChannels(channels) * k * k
-        taps = UnsafeMutablePointer<Float>.allocate(capacity: count)
-        taps.initialize(repeating: 0, count: count)
-        for c in 0..<channels {
-            for t in 0..<(k * k) { taps[((c / lanes) * k * k + t) * lanes + c % lanes] = weight[c * k * k + t] }
-        }
-    }
-
-    /// Block `block`'s k² tap vectors.
-    func block(_ block: Int, kernelSize k: Int) -> UnsafePointer<Float> { UnsafePointer(taps + block * k * k * ChannelBlocks.width) }
-
-    deinit { taps.deallocate() }
-}
-
 extension Conv2D {
     /// Whether ``blockedForward(_:into:epilogue:context:)`` runs this layer: a 1×1 stride-1 conv with packed
     /// weights (``supportsPointwise``; any channel counts, a last block padded), or a depthwise conv the SIMD
@@ -240,6 +219,27 @@ extension Conv2D {
                                      output.height, output.width, rows, activation, scratch[worker])
         }
     }
+}
+
+/// A depthwise conv's weights as the channel-blocked kernels read them: per block of 16 channels, its k² taps
+/// as vectors (tap t's 16 channels at `(block · k² + t) · 16`), a last block's missing channels zero; made at
+/// load, so the kernels do not transpose the taps on every call (a sixth of the small maps' depthwise time).
+public final class BlockedDepthwiseTaps: @unchecked Sendable {
+    let taps: UnsafeMutablePointer<Float>
+
+    init(weight: UnsafePointer<Float>, channels: Int, kernelSize k: Int) {
+        let lanes = ChannelBlocks.width, count = ChannelBlocks.paddedChannels(channels) * k * k
+        taps = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        taps.initialize(repeating: 0, count: count)
+        for c in 0..<channels {
+            for t in 0..<(k * k) { taps[((c / lanes) * k * k + t) * lanes + c % lanes] = weight[c * k * k + t] }
+        }
+    }
+
+    /// Block `block`'s k² tap vectors.
+    func block(_ block: Int, kernelSize k: Int) -> UnsafePointer<Float> { UnsafePointer(taps + block * k * k * ChannelBlocks.width) }
+
+    deinit { taps.deallocate() }
 }
 
 /// The channel-blocked layout of ``Conv2D/blockedForward(_:into:epilogue:context:)``: sizes, and the

@@ -100,7 +100,7 @@ public struct Conv2D: @unchecked Sendable {
         strided = prepareFastKernels && stride > 1 && groups == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
             && Kernels.of(.best).winogradGEMM != nil
             ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels * kernelSize * kernelSize) : nil
-        blockedTaps = groups > 1 && groups == inChannels && groups == outChannels
+        blockedTaps = groups > 1 && groups == inChannels && groups == outChannels   // isDepthwise
             ? BlockedDepthwiseTaps(weight: weight, channels: outChannels, kernelSize: kernelSize) : nil
     }
 
