@@ -25,6 +25,22 @@ final class ParallelForTests: XCTestCase {
         }
     }
 
+    /// Even parts cover `0..<count` in order, differ by at most one, the longer first.
+    func testEvenPartsCoverTheRangeLongestFirst() {
+        XCTAssertEqual((0..<4).map { evenPart($0, of: 4, splitting: 14) }, [0..<4, 4..<8, 8..<11, 11..<14])
+        for count in 0...40 {
+            for parts in 1...9 {
+                let ranges = (0..<parts).map { evenPart($0, of: parts, splitting: count) }
+                XCTAssertEqual(ranges.first?.lowerBound, 0)
+                XCTAssertEqual(ranges.last?.upperBound, count)
+                for (a, b) in zip(ranges, ranges.dropFirst()) {
+                    XCTAssertEqual(a.upperBound, b.lowerBound)
+                    XCTAssertTrue(a.count == b.count || a.count == b.count + 1, "\(count) in \(parts)")
+                }
+            }
+        }
+    }
+
     func testConcurrentCallersBothFinish() {
         let total = Atomic<Int>(0)
         DispatchQueue.concurrentPerform(iterations: 2) { _ in

@@ -193,9 +193,8 @@ extension Conv2D {
             switch split {
             case .pixels(let run):
                 (blocks, pixels) = (0..<all, (task * run)..<min(hw, (task + 1) * run))
-            case .blocks(let tasks):   // the first `r` tasks one block longer
-                let (q, r) = all.quotientAndRemainder(dividingBy: tasks), first = task * q + min(task, r)
-                (blocks, pixels) = (first..<(first + q + (task < r ? 1 : 0)), 0..<hw)
+            case .blocks(let tasks):
+                (blocks, pixels) = (evenPart(task, of: tasks, splitting: all), 0..<hw)
             }
             kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, output.data, blocks, pixels, epilogue)
         }

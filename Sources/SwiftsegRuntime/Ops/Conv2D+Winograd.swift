@@ -318,8 +318,8 @@ extension Conv2D {
             upsampledRows?.rows = scratch[worker] + rowsOffset
             let (tilesY, tilesX) = Conv2D.winogradTiles(height: h, width: w, tile: tile)
             let group = task / chunks, tx0 = (task % chunks) * per
-            let (q, r) = tilesY.quotientAndRemainder(dividingBy: rowGroups)   // the first r groups one row longer
-            let ty0 = group * q + min(group, r), rows = q + (group < r ? 1 : 0)
+            let groupRows = evenPart(group, of: rowGroups, splitting: tilesY)
+            let ty0 = groupRows.lowerBound, rows = groupRows.count
             let n = min(per, tilesX - tx0)
             let stride = WinogradKernels.channelStride(positions: positions, ld: ld)
             let vFloats = conv.inChannels * stride, mFloats = conv.outChannels * stride

@@ -57,6 +57,17 @@ private struct ClosureTasks: ParallelTasks {
     func run(_ task: Int, worker: Int) { body(task, worker) }
 }
 
+/// Part `index` of `0..<count` cut into `parts` runs as even as they go, the longer ones first (14 in 4: 4, 4,
+/// 3, 3), so tasks handed out in order end level.
+///
+/// ```swift
+/// let rows = evenPart(task, of: 4, splitting: 14)   // task 2: 8..<11
+/// ```
+public func evenPart(_ index: Int, of parts: Int, splitting count: Int) -> Range<Int> {
+    let (q, r) = count.quotientAndRemainder(dividingBy: parts), first = index * q + min(index, r)
+    return first..<(first + q + (index < r ? 1 : 0))
+}
+
 /// Number of cores the process may use (Foundation honours affinity masks and cgroup quotas on Linux), read
 /// once: Foundation reads cgroup files on every query.
 ///
