@@ -100,7 +100,7 @@ public struct Conv2D: @unchecked Sendable {
         strided = prepareFastKernels && stride > 1 && groups == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
             && Kernels.of(.best).winogradGEMM != nil
             ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels * kernelSize * kernelSize) : nil
-        blockedTaps = groups > 1 && groups == inChannels && groups == outChannels   // isDepthwise
+        blockedTaps = Conv2D.isDepthwise(groups: groups, inChannels: inChannels, outChannels: outChannels)
             ? BlockedDepthwiseTaps(weight: weight, channels: outChannels, kernelSize: kernelSize) : nil
     }
 
@@ -111,7 +111,12 @@ public struct Conv2D: @unchecked Sendable {
     }
 
     /// One channel per group, one output per input channel.
-    public var isDepthwise: Bool { groups > 1 && groups == inChannels && groups == outChannels }
+    public var isDepthwise: Bool { Conv2D.isDepthwise(groups: groups, inChannels: inChannels, outChannels: outChannels) }
+
+    /// One group per channel, as many out as in: ``isDepthwise`` for a conv not yet built (its initialiser).
+    static func isDepthwise(groups: Int, inChannels: Int, outChannels: Int) -> Bool {
+        groups > 1 && groups == inChannels && groups == outChannels
+    }
 
     /// Pixels the kernel spans along each axis.
     public var kernelExtent: Int { dilation * (kernelSize - 1) + 1 }
