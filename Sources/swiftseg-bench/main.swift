@@ -409,15 +409,21 @@ func runGEMM(_ options: Options) {
     }
 }
 
+/// One line to stdout, written at once: `print` is block-buffered into a pipe or file, so a sweep cut off by
+/// `timeout` (or watched through `tee`) would show nothing of the rows it had already measured.
+func emitLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// Single 3×3 dilation-1 convs timed with each kernel (Winograd, direct, GEMM): the data behind `Conv2D.selectKernel`.
 func runLayers(_ options: Options) {
     let sizes = options.sizesGiven ? options.sizes : [10, 20, 40, 80]
     let pairs = options.channelPairs
         ?? [(16, 16), (64, 64), (128, 128), (256, 256), (512, 256), (512, 512), (1024, 256), (1024, 512)]
     let threads = options.threads[0]
-    print("threads: \(threads), isa: \(options.isas[0].rawValue), median of \(options.iterations)\n")
-    print("| size | in→out | winograd ms | direct ms | gemm ms | winograd/gemm | direct/gemm | rule picks |")
-    print("|---|---|---|---|---|---|---|---|")
+    emitLine("threads: \(threads), isa: \(options.isas[0].rawValue), median of \(options.iterations)\n")
+    emitLine("| size | in→out | winograd ms | direct ms | gemm ms | winograd/gemm | direct/gemm | rule picks |")
+    emitLine("|---|---|---|---|---|---|---|---|")
     for size in sizes {
         for (cin, cout) in pairs {
             let weight = Tensor(shape: [cout * cin * 9]), bias = Tensor(shape: [cout])
@@ -447,7 +453,7 @@ func runLayers(_ options: Options) {
                 ms[policy] = median(samples)
             }
             let pick = conv.selectKernel(policy: .auto, height: size, width: size)
-            print(String(format: "| %d | %d→%d | %.3f | %.3f | %.3f | %.2f | %.2f | %@ |", size, cin, cout, ms[.winograd]!,
+            emitLine(String(format: "| %d | %d→%d | %.3f | %.3f | %.3f | %.2f | %.2f | %@ |", size, cin, cout, ms[.winograd]!,
                          ms[.direct]!, ms[.gemm]!, ms[.winograd]! / ms[.gemm]!, ms[.direct]! / ms[.gemm]!, pick.rawValue))
         }
     }
