@@ -40,6 +40,9 @@ let help = """
       --encode        Instead: the PNG encoding of each sample photo's cutout alone (made once, as
                       `swiftseg infer` makes it), `fast` and zlib level 6 in turns, --iterations times
                       (default 20): median and fastest ms, and the bytes.
+      --decode        Instead: the decoding of each PNG sample photo alone (its file in memory),
+                      swiftseg's PNG reader and libpng in turns, --iterations times (default 50):
+                      median and fastest ms.
       --layers        Instead: time single 3×3 convs (the --size list as map sides, default 10,20,40,80;
                       channel pairs from u2netp and u2net) with the Winograd, direct and GEMM kernels, and
                       show which one the per-layer rule (Conv2D.selectKernel) picks.
@@ -87,7 +90,7 @@ struct Options {
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
     var rectangles: String? = nil, rectangleCases = false
-    var encode = false
+    var encode = false, decode = false
     var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil, mattingPhases = false
     var cores: Int? = nil
 }
@@ -148,6 +151,7 @@ func parseOptions(_ args: [String]) -> Options {
             else { o.rectangles = "Tests/Fixtures/rectangles/cases.json" }
         case "--cases": o.rectangleCases = true
         case "--encode": o.encode = true
+        case "--decode": o.decode = true
         case "--matting": o.matting = true
         case "--matting-megapixels":
             guard let mp = Double(value()), mp > 0 else { die("--matting-megapixels expects a positive number") }
@@ -204,6 +208,10 @@ if options.soak > 0 {
 }
 if options.encode {
     runEncode(options)
+    exit(0)
+}
+if options.decode {
+    runDecode(options)
     exit(0)
 }
 if let manifest = options.rectangles {

@@ -5,8 +5,9 @@ import SwiftsegRuntime
 
 // swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (PNG, JPEG,
 // EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
-// image that decodes goes through the PNG writer and back (the same pixels, or a crash); the harness fails only
-// by crashing, hanging or running out of memory (errors are the expected outcome).
+// image that decodes goes through the PNG writer and back (the same pixels, or a crash); a PNG input also goes,
+// its CRCs made right, through swiftseg's PNG reader and libpng (the same image or the same error, or a crash).
+// The harness fails only by crashing, hanging or running out of memory (errors are the expected outcome).
 //
 //   swift build -c release --product swiftseg-fuzz -Xswiftc -sanitize=fuzzer -Xswiftc -DSWIFTSEG_LIBFUZZER
 //       (if ld.gold stops with "internal error in format_file_lineno", link with the toolchain's lld instead:
@@ -33,6 +34,7 @@ enum FuzzTarget {
         } catch {
             image = "image error: \(error)"
         }
+        checkPNGReaders(bytes)
         let weights: String = bytes.withUnsafeBytes { raw in
             do {
                 let file = try SafeTensorsFile(file: MappedFile(staticBytes: raw), name: "input")
@@ -43,6 +45,37 @@ enum FuzzTarget {
             }
         }
         return (image, weights)
+    }
+
+    /// A PNG input again with every chunk's CRC made right (a wrong CRC alone sends a file to libpng), so the
+    /// mutations reach swiftseg's own PNG reader: it must give libpng's pixels, or hand the file to libpng.
+    static func checkPNGReaders(_ input: [UInt8]) {
+        guard input.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return }
+        var b = input, i = 8
+        while i + 12 <= b.count {
+            let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])
+            guard length <= b.count - i - 12 else { break }
+            let crc = crc32(b[(i + 4)..<(i + 8 + length)])
+            for k in 0..<4 { b[i + 8 + length + k] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * k)) }
+            i += 12 + length
+        }
+        var libpng = decoding
+        libpng.pngReader = .libpng
+        let ours = Result { try Image(encoded: b, name: "input", options: decoding) }
+        let theirs = Result { try Image(encoded: b, name: "input", options: libpng) }
+        switch (ours, theirs) {
+        case (.success(let a), .success(let c)): precondition(a == c, "swiftseg's PNG reader and libpng disagree")
+        case (.failure(let a), .failure(let c)): precondition("\(a)" == "\(c)", "different errors: \(a) / \(c)")
+        default: preconditionFailure("swiftseg's PNG reader: \(ours), libpng: \(theirs)")
+        }
+    }
+
+    static let crcTable: [UInt32] = (0..<256).map { n in
+        (0..<8).reduce(UInt32(n)) { c, _ in c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    }
+
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        ~bytes.reduce(0xFFFF_FFFF as UInt32) { c, byte in crcTable[Int((c ^ UInt32(byte)) & 0xFF)] ^ (c >> 8) }
     }
 }
 

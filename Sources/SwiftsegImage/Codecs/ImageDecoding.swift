@@ -14,14 +14,31 @@ public struct DecodingOptions: Sendable, Equatable {
     /// Turn the picture upright by its EXIF orientation (default true), so masks and cutouts match what
     /// viewers show.
     public var appliesOrientation = true
+    /// Which code reads PNG files (default ``PNGReaderChoice/swiftseg``); the pixels are the same either way.
+    public var pngReader: PNGReaderChoice = .swiftseg
 
     public init(maxPixels: Int = 100_000_000, maxDimension: Int = 65_535, maxFileBytes: Int = 512 << 20,
-                appliesOrientation: Bool = true) {
+                appliesOrientation: Bool = true, pngReader: PNGReaderChoice = .swiftseg) {
         self.maxPixels = maxPixels
         self.maxDimension = maxDimension
         self.maxFileBytes = maxFileBytes
         self.appliesOrientation = appliesOrientation
+        self.pngReader = pngReader
     }
+}
+
+/// Which code reads PNG files (``DecodingOptions/pngReader``). Both give the same pixels and, for a file they
+/// refuse, the same error (libpng's); `swiftseg-bench --decode` times them side by side.
+///
+/// ```swift
+/// let image = try Image(contentsOfFile: "shot.png", options: DecodingOptions(pngReader: .libpng))
+/// ```
+public enum PNGReaderChoice: String, Sendable, Equatable, CaseIterable {
+    /// swiftseg's own reader for 8-bit gray, RGB, gray + alpha and RGBA files, not interlaced, with no palette,
+    /// tRNS, gAMA or cHRM chunk (most photos and product shots); libpng for every other file.
+    case swiftseg
+    /// libpng's simplified API for every file.
+    case libpng
 }
 
 extension Image {
@@ -84,6 +101,7 @@ extension Image {
         // libpng's simplified API takes 16-bit samples without gamma information as linear light and would
         // brighten them on the way to 8-bit sRGB; read those as 16-bit (passed through untouched) and keep
         // the high byte, as other tools do.
+        if limits.pngReader == .swiftseg, let image = PNGReader.read(bytes, limits: limits) { return image }
         let sixteenBit = bytes[24] == 16 && !PNGChunks.hasColorSpaceInformation(bytes)
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)

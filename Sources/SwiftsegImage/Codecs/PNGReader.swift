@@ -1,0 +1,243 @@
+import _CPNG
+
+/// swiftseg's own reader for the PNGs photos and product shots mostly are: 8-bit gray, RGB, gray + alpha or
+/// RGBA, not interlaced, with no palette, transparency key (tRNS), gAMA or cHRM chunk. zlib inflates one row at
+/// a time into a small buffer and ``PNGUnfilter`` undoes the row's filter straight into the image. Why: libpng,
+/// as Debian builds it, undoes the Paeth filter (most rows of a photo) a byte at a time, and its simplified API
+/// copies every row once more (PERF.md, "Decoding PNG"). Every other file, and any file this reader does not
+/// finish cleanly — a CRC or zlib error, missing or extra image data, no IEND, an unknown critical chunk — goes to
+/// libpng, which also words the error: the pixels and the messages are libpng's either way (a test per kind of
+/// file, and one per filter against ``PNGUnfilter/reference(_:row:above:count:bpp:into:)``).
+///
+/// ```swift
+/// let image = PNGReader.read(bytes, limits: options)   // nil: a file for libpng (Image(encoded:) does this)
+/// ```
+public enum PNGReader {
+    /// The image (gray → 1 channel, RGB → 3, gray + alpha and RGBA → 4, as libpng's simplified API gives them),
+    /// or nil when libpng should read the file — also when its size is over `limits`, so that a hostile header
+    /// allocates nothing here (``Image/init(encoded:name:options:)`` then refuses it in words).
+    public static func read(_ bytes: [UInt8], limits: DecodingOptions = DecodingOptions()) -> Image? {
+        bytes.withUnsafeBufferPointer { read($0, limits: limits) }
+    }
+
+    // Chunk types as big-endian words.
+    static let IHDR: UInt32 = 0x4948_4452, IDAT: UInt32 = 0x4944_4154, IEND: UInt32 = 0x4945_4E44
+    /// Chunks that change what libpng's simplified API makes of the samples: a palette, a transparency key,
+    /// gamma, chromaticities (sRGB and iCCP do not: 8-bit output is sRGB and the profile is not applied).
+    static let handledByLibpng: Set<UInt32> = [0x504C_5445 /* PLTE */, 0x7452_4E53 /* tRNS */,
+                                               0x6741_4D41 /* gAMA */, 0x6348_524D /* cHRM */]
+
+    static func read(_ b: UnsafeBufferPointer<UInt8>, limits: DecodingOptions) -> Image? {
+        guard let base = b.baseAddress, b.count >= 8 + 25 else { return nil }
+        @inline(__always) func be32(_ i: Int) -> UInt32 {
+            UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
+        }
+        // Walk every chunk to IEND, checking its CRC, before any pixel memory: the IDAT chunks' data in order.
+        var idats: [Range<Int>] = [], i = 8, sawIEND = false, lastWasIDAT = false
+        while i + 12 <= b.count {
+            let length = Int(be32(i)), type = be32(i + 4)
+            guard length <= 0x7FFF_FFFF, length <= b.count - i - 12 else { return nil }
+            // a chunk type is four ASCII letters (libpng refuses anything else)
+            guard (0..<4).allSatisfy({ k in let c = b[i + 4 + k] | 0x20; return c >= 0x61 && c <= 0x7A }) else { return nil }
+            let crc = crc32(crc32(0, nil, 0), base + i + 4, UInt32(length + 4))
+            guard crc == be32(i + 8 + length) else { return nil }
+            guard (i == 8) == (type == IHDR), type != IHDR || length == 13 else { return nil }  // one IHDR, first
+            if type == IDAT {
+                if !idats.isEmpty && !lastWasIDAT { return nil }  // IDAT chunks must be consecutive
+                idats.append((i + 8)..<(i + 8 + length))
+            } else if type == IEND {
+                sawIEND = true
+                break
+            } else if type != IHDR && (handledByLibpng.contains(type) || (type >> 29) & 1 == 0) {
+                return nil  // changes the samples, or an unknown critical chunk (an uppercase first letter)
+            }
+            lastWasIDAT = type == IDAT
+            i += 12 + length
+        }
+        guard sawIEND, !idats.isEmpty else { return nil }
+        let width = Int(be32(16)), height = Int(be32(20))
+        let depth = b[24], colorType = b[25], compression = b[26], filter = b[27], interlace = b[28]
+        guard width > 0, height > 0, width <= limits.maxDimension, height <= limits.maxDimension,
+              width * height <= limits.maxPixels else { return nil }
+        guard depth == 8, compression == 0, filter == 0, interlace == 0 else { return nil }
+        let bpp: Int, channels: Int  // bytes per pixel in the file; channels in the image
+        switch colorType {
+        case 0: (bpp, channels) = (1, 1)
+        case 2: (bpp, channels) = (3, 3)
+        case 4: (bpp, channels) = (2, 4)  // gray + alpha comes out RGBA, as libpng's simplified API gives it
+        case 6: (bpp, channels) = (4, 4)
+        default: return nil
+        }
+        let rowBytes = width * bpp
+        guard rowBytes <= Int(UInt32.max) - 1 else { return nil }
+
+        var stream = z_stream()
+        guard swiftseg_inflateInit(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var nextIDAT = 0, ended = false
+        /// Inflates exactly `count` bytes into `dst`, taking the IDAT chunks in turn; false on a zlib error or
+        /// a stream that ends short.
+        func inflate(into dst: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+            stream.next_out = dst
+            stream.avail_out = UInt32(count)
+            while stream.avail_out > 0 {
+                if ended { return false }
+                if stream.avail_in == 0 {
+                    guard nextIDAT < idats.count else { return false }
+                    let range = idats[nextIDAT]
+                    nextIDAT += 1
+                    stream.next_in = UnsafeMutablePointer(mutating: base + range.lowerBound)
+                    stream.avail_in = UInt32(range.count)
+                    continue
+                }
+                let status = _CPNG.inflate(&stream, Z_NO_FLUSH)
+                if status == Z_STREAM_END { ended = true } else if status != Z_OK { return false }
+            }
+            return true
+        }
+
+        // Rows are inflated a band of ~64 KB at a time: zlib's fast loop stops ~258 bytes before the end of
+        // each output buffer, so one row at a time took a row's last 258 bytes through its slow path.
+        let bandRows = max(1, min(height, 65_536 / (rowBytes + 1)))
+        let filtered = UnsafeMutablePointer<UInt8>.allocate(capacity: bandRows * (rowBytes + 1))
+        let zeroRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
+        zeroRow.initialize(repeating: 0, count: rowBytes)
+        // Gray + alpha is unfiltered into two rows of its own, then spread to RGBA; the rest straight into the image.
+        let rows = colorType == 4 ? UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes) : nil
+        defer { filtered.deallocate(); zeroRow.deallocate(); rows?.deallocate() }
+        var complete = true
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, initialized in
+            let image = buffer.baseAddress!
+            bands: for band in stride(from: 0, to: height, by: bandRows) {
+                let count = min(bandRows, height - band)
+                guard inflate(into: filtered, count: count * (rowBytes + 1)) else { complete = false; break }
+                for y in band..<(band + count) {
+                    let line = filtered + (y - band) * (rowBytes + 1)
+                    let out: UnsafeMutablePointer<UInt8>, above: UnsafeMutablePointer<UInt8>
+                    if let rows {
+                        out = rows + (y & 1) * rowBytes
+                        above = y == 0 ? zeroRow : rows + ((y - 1) & 1) * rowBytes
+                    } else {
+                        out = image + y * rowBytes
+                        above = y == 0 ? zeroRow : out - rowBytes
+                    }
+                    guard PNGUnfilter.unfilter(line[0], row: line + 1, above: above, count: rowBytes, bpp: bpp, into: out)
+                    else { complete = false; break bands }
+                    if rows != nil {
+                        let dst = image + y * width * 4
+                        for x in 0..<width {
+                            let g = out[2 * x]
+                            dst[4 * x] = g; dst[4 * x + 1] = g; dst[4 * x + 2] = g; dst[4 * x + 3] = out[2 * x + 1]
+                        }
+                    }
+                }
+            }
+            if !complete { buffer.initialize(repeating: 0) }  // the array must be whole even when it is dropped
+            initialized = buffer.count
+        }
+        guard complete else { return nil }
+        // The stream must end here (its Adler-32 checked), with no image data left over.
+        if !ended {
+            var spare: UInt8 = 0
+            while !ended {
+                let got = withUnsafeMutablePointer(to: &spare) { inflate(into: $0, count: 1) }
+                if got || !ended { return nil }  // more image data than rows, or a zlib error
+            }
+        }
+        guard stream.avail_in == 0, idats[nextIDAT...].allSatisfy(\.isEmpty) else { return nil }
+        return Image(width: width, height: height, channels: channels, pixels: pixels)
+    }
+}
+
+/// Undoing PNG's row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth): `out[i] = row[i] + prediction`, the
+/// prediction from the unfiltered bytes to the left (`a`), above (`b`) and above-left (`c`), as
+/// ``PNGEncoder/predicted(_:_:_:_:)`` makes it. The fast form takes an RGB or RGBA pixel's bytes as one vector
+/// (the left neighbour is the pixel before, so a row is serial by pixel, not by byte) and the up filter a row at
+/// a time; ``reference(_:row:above:count:bpp:into:)`` is the plain loop it is tested against (the same bytes).
+///
+/// ```swift
+/// let ok = PNGUnfilter.unfilter(line[0], row: line + 1, above: previous, count: width * 3, bpp: 3, into: out)
+/// ```
+public enum PNGUnfilter {
+    /// Unfilters `count` bytes of `row` into `out` (`above`: the previous row, unfiltered; zeros for the first).
+    /// False for a filter type over 4. `out` must not overlap `row` or `above`.
+    public static func unfilter(_ filter: UInt8, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                bpp: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        switch filter {
+        case 0: out.update(from: row, count: count)
+        case 2: for i in 0..<count { out[i] = row[i] &+ above[i] }
+        case 1: pixels(Sub.self, row: row, above: above, count: count, bpp: bpp, into: out)
+        case 3: pixels(Average.self, row: row, above: above, count: count, bpp: bpp, into: out)
+        case 4: pixels(Paeth.self, row: row, above: above, count: count, bpp: bpp, into: out)
+        default: return false
+        }
+        return true
+    }
+
+    typealias Lanes = SIMD4<Int16>
+
+    /// A filter that predicts from the left: its number and its prediction on a pixel's lanes, as a type, so each
+    /// loop below is specialised into straight-line code (a closure was called once per pixel).
+    protocol LeftPrediction {
+        static var filter: Int { get }
+        static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes
+    }
+    enum Sub: LeftPrediction {
+        static var filter: Int { 1 }
+        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes { a }
+    }
+    enum Average: LeftPrediction {
+        static var filter: Int { 3 }
+        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes { (a &+ b) &>> 1 }
+    }
+    enum Paeth: LeftPrediction {
+        static var filter: Int { 4 }
+        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes {
+            // |p − a|, |p − b|, |p − c| for p = a + b − c, as |b − c|, |a − c|, |a + b − 2c|
+            let pa = magnitude(b &- c), pb = magnitude(a &- c), pc = magnitude(a &+ b &- c &- c)
+            return c.replacing(with: b, where: pb .<= pc).replacing(with: a, where: (pa .<= pb) .& (pa .<= pc))
+        }
+        @inline(__always) static func magnitude(_ v: Lanes) -> Lanes { pointwiseMax(v, 0 &- v) }
+    }
+
+    /// Filters 1, 3 and 4: the first pixel with no left neighbour, then RGB and RGBA pixels four bytes at a time
+    /// (an RGB pixel's store runs one byte into the next pixel, which overwrites it; the last pixel, which has no
+    /// next, goes with the scalar tail), gray and gray + alpha bytes one at a time.
+    static func pixels<P: LeftPrediction>(_: P.Type, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                          bpp: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let head = min(bpp, count)
+        for i in 0..<head {
+            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, 0, Int32(above[i]), 0))
+        }
+        var i = head
+        if bpp >= 3 {
+            @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
+                Lanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+            }
+            // the pixel to the left stays in a register from one pixel to the next
+            var a = load(out + i - bpp)
+            while i + 4 <= count {
+                let x = load(row + i) &+ P.predict(a, load(above + i), load(above + i - bpp))
+                a = x & 0xFF
+                UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: x), as: SIMD4<UInt8>.self)
+                i += bpp
+            }
+        }
+        while i < count {
+            let a = Int32(out[i - bpp]), b = Int32(above[i]), c = Int32(above[i - bpp])
+            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, a, b, c))
+            i += 1
+        }
+    }
+
+    /// The plain form: one byte at a time, the prediction from ``PNGEncoder/predicted(_:_:_:_:)``.
+    public static func reference(_ filter: UInt8, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                 bpp: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard filter <= 4 else { return false }
+        for i in 0..<count {
+            let a = i >= bpp ? Int32(out[i - bpp]) : 0, b = Int32(above[i]), c = i >= bpp ? Int32(above[i - bpp]) : 0
+            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(Int(filter), a, b, c))
+        }
+        return true
+    }
+}
