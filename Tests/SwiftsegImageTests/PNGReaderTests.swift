@@ -25,6 +25,38 @@ final class PNGReaderTests: XCTestCase {
         }
     }
 
+    func testTwoRowsAtOnceAreTheReference() {
+        var rng = SystemRandomNumberGenerator()
+        for (bpp, values) in [1, 2, 3, 4].flatMap({ bpp in [(bpp, UInt8(0)...255), (bpp, UInt8(0)...3)] }) {
+            for count in Set([bpp, 2 * bpp, 2 * bpp + 1, 3 * bpp, 17 * bpp, 301 * bpp]) {
+                let rows = (0..<(2 * count)).map { _ in UInt8.random(in: values, using: &rng) }
+                let above = (0..<count).map { _ in UInt8.random(in: values, using: &rng) }
+                for f0: UInt8 in 0...5 {
+                    for f1: UInt8 in 0...5 {
+                        var fast = [UInt8](repeating: 7, count: 2 * count), plain = fast
+                        let paired = rows.withUnsafeBufferPointer { r in
+                            PNGUnfilter.unfilterPair(f0, f1, rows: r.baseAddress!, r.baseAddress! + count, above: above,
+                                                     count: count, bpp: bpp, into: &fast)
+                        }
+                        let leftPredicting: Set<UInt8> = [1, 3, 4]
+                        XCTAssertEqual(paired, bpp >= 3 && count >= 2 * bpp && leftPredicting.contains(f0)
+                                       && leftPredicting.contains(f1), "filters \(f0), \(f1), \(bpp) bytes a pixel")
+                        guard paired else { XCTAssertEqual(fast, [UInt8](repeating: 7, count: 2 * count)); continue }
+                        plain.withUnsafeMutableBufferPointer { out in
+                            rows.withUnsafeBufferPointer { r in
+                                _ = PNGUnfilter.reference(f0, row: r.baseAddress!, above: above, count: count, bpp: bpp,
+                                                          into: out.baseAddress!)
+                                _ = PNGUnfilter.reference(f1, row: r.baseAddress! + count, above: out.baseAddress!,
+                                                          count: count, bpp: bpp, into: out.baseAddress! + count)
+                            }
+                        }
+                        XCTAssertEqual(fast, plain, "filters \(f0), \(f1), \(bpp) bytes a pixel, \(count) bytes")
+                    }
+                }
+            }
+        }
+    }
+
     func testEveryFixturePNGIsLibpngsPixels() throws {
         let folders = ["decode", "photos"].map { Fixtures.path($0) }
         var ownReader: [String] = [], libpng: [String] = []

@@ -111,8 +111,18 @@ public enum PNGReader {
             bands: for band in stride(from: 0, to: height, by: bandRows) {
                 let count = min(bandRows, height - band)
                 guard inflate(into: filtered, count: count * (rowBytes + 1)) else { complete = false; break }
-                for y in band..<(band + count) {
+                var y = band
+                while y < band + count {
                     let line = filtered + (y - band) * (rowBytes + 1)
+                    if rows == nil, y + 1 < band + count {  // two rows at once where both filters predict from the left
+                        let next = line + rowBytes + 1, out = image + y * rowBytes
+                        if PNGUnfilter.unfilterPair(line[0], next[0], rows: line + 1, next + 1,
+                                                    above: y == 0 ? zeroRow : out - rowBytes, count: rowBytes,
+                                                    bpp: bpp, into: out) {
+                            y += 2
+                            continue
+                        }
+                    }
                     let out: UnsafeMutablePointer<UInt8>, above: UnsafeMutablePointer<UInt8>
                     if let rows {
                         out = rows + (y & 1) * rowBytes
@@ -130,6 +140,7 @@ public enum PNGReader {
                             dst[4 * x] = g; dst[4 * x + 1] = g; dst[4 * x + 2] = g; dst[4 * x + 3] = out[2 * x + 1]
                         }
                     }
+                    y += 1
                 }
             }
             if !complete { buffer.initialize(repeating: 0) }  // the array must be whole even when it is dropped
@@ -152,8 +163,9 @@ public enum PNGReader {
 /// Undoing PNG's row filters (0 none, 1 sub, 2 up, 3 average, 4 Paeth): `out[i] = row[i] + prediction`, the
 /// prediction from the unfiltered bytes to the left (`a`), above (`b`) and above-left (`c`), as
 /// ``PNGEncoder/predicted(_:_:_:_:)`` makes it. The fast form takes an RGB or RGBA pixel's bytes as one vector
-/// (the left neighbour is the pixel before, so a row is serial by pixel, not by byte) and the up filter a row at
-/// a time; ``reference(_:row:above:count:bpp:into:)`` is the plain loop it is tested against (the same bytes).
+/// (the left neighbour is the pixel before, so a row is serial by pixel, not by byte), two such rows at once
+/// (``unfilterPair(_:_:rows:_:above:count:bpp:into:)``), and the up filter a row at a time;
+/// ``reference(_:row:above:count:bpp:into:)`` is the plain loop they are tested against (the same bytes).
 ///
 /// ```swift
 /// let ok = PNGUnfilter.unfilter(line[0], row: line + 1, above: previous, count: width * 3, bpp: 3, into: out)
@@ -172,6 +184,71 @@ public enum PNGUnfilter {
         default: return false
         }
         return true
+    }
+
+    /// Two consecutive rows at once (`out` and the row after it, `count` bytes apart) when both filters predict
+    /// from the left (1, 3, 4) and a pixel is RGB or RGBA; false, with nothing written, otherwise (the caller then
+    /// unfilters them one by one). Why: a row is one chain of dependent steps, pixel after pixel, so its time is
+    /// the chain's latency; the second row follows the first a pixel at a time, its pixel above taken from the
+    /// first's register, and the two chains overlap.
+    ///
+    /// ```swift
+    /// if !PNGUnfilter.unfilterPair(f0, f1, rows: r0, r1, above: prev, count: n, bpp: 3, into: out) { /* one by one */ }
+    /// ```
+    public static func unfilterPair(_ filter0: UInt8, _ filter1: UInt8, rows row0: UnsafePointer<UInt8>,
+                                    _ row1: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int, bpp: Int,
+                                    into out: UnsafeMutablePointer<UInt8>) -> Bool {
+        guard bpp >= 3, count >= 2 * bpp else { return false }
+        @inline(__always) func second<P: LeftPrediction>(_: P.Type) -> Bool {
+            switch filter1 {
+            case 1: pair(P.self, Sub.self, row0, row1, above, count, bpp, out)
+            case 3: pair(P.self, Average.self, row0, row1, above, count, bpp, out)
+            case 4: pair(P.self, Paeth.self, row0, row1, above, count, bpp, out)
+            default: return false
+            }
+            return true
+        }
+        switch filter0 {
+        case 1: return second(Sub.self)
+        case 3: return second(Average.self)
+        case 4: return second(Paeth.self)
+        default: return false
+        }
+    }
+
+    static func pair<P: LeftPrediction, Q: LeftPrediction>(_: P.Type, _: Q.Type, _ row0: UnsafePointer<UInt8>,
+                                                           _ row1: UnsafePointer<UInt8>, _ above: UnsafePointer<UInt8>,
+                                                           _ count: Int, _ bpp: Int, _ out0: UnsafeMutablePointer<UInt8>) {
+        let out1 = out0 + count
+        for i in 0..<bpp {  // the first pixels, with no left neighbour: the second row's above is the first's
+            out0[i] = row0[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, 0, Int32(above[i]), 0))
+            out1[i] = row1[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(Q.filter, 0, Int32(out0[i]), 0))
+        }
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
+            Lanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
+        }
+        @inline(__always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<UInt8>) {
+            UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
+        }
+        var a0 = load(out0), a1 = load(out1), i = bpp  // lane 4 of an RGB pixel: a neighbour's byte, never stored last
+        while i + 4 <= count {
+            let x0 = (load(row0 + i) &+ P.predict(a0, load(above + i), load(above + i - bpp))) & 0xFF
+            let x1 = (load(row1 + i) &+ Q.predict(a1, x0, a0)) & 0xFF
+            store(x0, out0 + i)
+            store(x1, out1 + i)
+            a0 = x0
+            a1 = x1
+            i += bpp
+        }
+        @inline(__always) func tail(_ filter: Int, _ row: UnsafePointer<UInt8>, _ up: UnsafePointer<UInt8>,
+                                    _ dst: UnsafeMutablePointer<UInt8>) {
+            for k in i..<count {  // the last pixel of an RGB row
+                let a = Int32(dst[k - bpp]), b = Int32(up[k]), c = Int32(up[k - bpp])
+                dst[k] = row[k] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(filter, a, b, c))
+            }
+        }
+        tail(P.filter, row0, above, out0)
+        tail(Q.filter, row1, out0, out1)
     }
 
     typealias Lanes = SIMD4<Int16>

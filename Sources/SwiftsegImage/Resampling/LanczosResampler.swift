@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SwiftsegImageKernels
 import SwiftsegImageKernelsAVX2
 import SwiftsegImageKernelsAVX512
@@ -28,14 +29,31 @@ public enum LanczosResampler {
 
     /// Fixed-point taps for resizing `inSize` samples to `outSize`: for each output index, the first input
     /// index and its weights.
-    struct Taps {
+    struct Taps: Sendable {
         var first: [Int] = []
         var count: [Int] = []
         var weights: [Int32] = []   // `ksize` per output index
         var ksize = 0
     }
 
+    /// The taps of the size pairs met lately (at most ``tapsCacheSize``): a folder of one camera's photos, or a
+    /// server's requests, resizes the same sizes over and over, and the taps' sines were ~2 % of a photo's time
+    /// in `swiftseg classify` (PERF.md, "Decoding PNG"). The same taps either way: they depend on the sizes alone.
+    static let tapsCache = Mutex<[SIMD2<Int>: Taps]>([:])
+    static let tapsCacheSize = 32
+
     static func taps(inSize: Int, outSize: Int) -> Taps {
+        let key = SIMD2(inSize, outSize)
+        if let cached = tapsCache.withLock({ $0[key] }) { return cached }
+        let t = computeTaps(inSize: inSize, outSize: outSize)
+        tapsCache.withLock { cache in
+            if cache.count >= tapsCacheSize { cache.removeAll(keepingCapacity: true) }
+            cache[key] = t
+        }
+        return t
+    }
+
+    static func computeTaps(inSize: Int, outSize: Int) -> Taps {
         let scale = Double(inSize) / Double(outSize)
         let filterScale = max(scale, 1)
         let radius = support * filterScale
