@@ -1,13 +1,8 @@
 #include <png.h>
-// zlib comes with libpng-dev (zlib1g-dev): swiftseg's own PNG writer uses it for compression levels.
+// zlib comes with libpng-dev (zlib1g-dev): swiftseg's own PNG writer uses it for compression levels, the reader for CRC-32.
 #include <zlib.h>
 
 // deflateInit2 is a macro (it passes zlib's version and stream size), which Swift cannot call.
 static inline int swiftseg_deflateInit2(z_streamp stream, int level, int strategy) {
     return deflateInit2(stream, level, Z_DEFLATED, 15, 8, strategy);
-}
-
-// inflateInit is a macro too; swiftseg's own PNG reader (SwiftsegImage/Codecs/PNGReader.swift) inflates with it.
-static inline int swiftseg_inflateInit(z_streamp stream) {
-    return inflateInit(stream);
 }

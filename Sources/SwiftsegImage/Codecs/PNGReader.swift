@@ -1,11 +1,11 @@
 import _CPNG
 
 /// swiftseg's own reader for the PNGs photos and product shots mostly are: 8-bit gray, RGB, gray + alpha or
-/// RGBA, not interlaced, with no palette, transparency key (tRNS), gAMA or cHRM chunk. zlib inflates one row at
-/// a time into a small buffer and ``PNGUnfilter`` undoes the row's filter straight into the image. Why: libpng,
+/// RGBA, not interlaced, with no palette, transparency key (tRNS), gAMA or cHRM chunk. ``Inflate`` decodes the
+/// image data into the image's own memory and ``PNGUnfilter`` undoes each row's filter there, in place. Why: libpng,
 /// as Debian builds it, undoes the Paeth filter (most rows of a photo) a byte at a time, and its simplified API
 /// copies every row once more (PERF.md, "Decoding PNG"). Every other file, and any file this reader does not
-/// finish cleanly — a CRC or zlib error, missing or extra image data, no IEND, an unknown critical chunk — goes to
+/// finish cleanly — a CRC or inflate error, missing or extra image data, no IEND, an unknown critical chunk — goes to
 /// libpng, which also words the error: the pixels and the messages are libpng's either way (a test per kind of
 /// file, and one per filter against ``PNGUnfilter/reference(_:row:above:count:bpp:into:)``).
 ///
@@ -71,91 +71,79 @@ public enum PNGReader {
         let rowBytes = width * bpp
         guard rowBytes <= Int(UInt32.max) - 1 else { return nil }
 
-        var stream = z_stream()
-        guard swiftseg_inflateInit(&stream) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var nextIDAT = 0, ended = false
-        /// Inflates exactly `count` bytes into `dst`, taking the IDAT chunks in turn; false on a zlib error or
-        /// a stream that ends short.
-        func inflate(into dst: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-            stream.next_out = dst
-            stream.avail_out = UInt32(count)
-            while stream.avail_out > 0 {
-                if ended { return false }
-                if stream.avail_in == 0 {
-                    guard nextIDAT < idats.count else { return false }
-                    let range = idats[nextIDAT]
-                    nextIDAT += 1
-                    stream.next_in = UnsafeMutablePointer(mutating: base + range.lowerBound)
-                    stream.avail_in = UInt32(range.count)
-                    continue
-                }
-                let status = _CPNG.inflate(&stream, Z_NO_FLUSH)
-                if status == Z_STREAM_END { ended = true } else if status != Z_OK { return false }
-            }
-            return true
+        // The IDAT chunks' data in one piece, padded for the inflater's 8-byte loads.
+        let compressed = idats.reduce(0) { $0 + $1.count }
+        let stream = UnsafeMutablePointer<UInt8>.allocate(capacity: compressed + Inflate.inputPadding)
+        defer { stream.deallocate() }
+        var at = stream
+        for range in idats {
+            at.update(from: base + range.lowerBound, count: range.count)
+            at += range.count
         }
-
-        // Rows are inflated a band of ~64 KB at a time: zlib's fast loop stops ~258 bytes before the end of
-        // each output buffer, so one row at a time took a row's last 258 bytes through its slow path.
-        let bandRows = max(1, min(height, 65_536 / (rowBytes + 1)))
-        let filtered = UnsafeMutablePointer<UInt8>.allocate(capacity: bandRows * (rowBytes + 1))
+        at.initialize(repeating: 0, count: Inflate.inputPadding)
+        let filteredBytes = height * (rowBytes + 1)
+        // Deflate makes at most 258 bytes of 1 bit (a run of repeated matches): image data it cannot hold is
+        // refused before the image's memory is taken (libpng then words it).
+        guard filteredBytes / 258 <= compressed * 8 else { return nil }
         let zeroRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
         zeroRow.initialize(repeating: 0, count: rowBytes)
-        // Gray + alpha is unfiltered into two rows of its own, then spread to RGBA; the rest straight into the image.
-        let rows = colorType == 4 ? UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes) : nil
-        defer { filtered.deallocate(); zeroRow.deallocate(); rows?.deallocate() }
+        let firstRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
+        defer { zeroRow.deallocate(); firstRow.deallocate() }
+
         var complete = true
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * channels) { buffer, initialized in
-            let image = buffer.baseAddress!
-            bands: for band in stride(from: 0, to: height, by: bandRows) {
-                let count = min(bandRows, height - band)
-                guard inflate(into: filtered, count: count * (rowBytes + 1)) else { complete = false; break }
-                var y = band
-                while y < band + count {
-                    let line = filtered + (y - band) * (rowBytes + 1)
-                    if rows == nil, y + 1 < band + count {  // two rows at once where both filters predict from the left
-                        let next = line + rowBytes + 1, out = image + y * rowBytes
-                        if PNGUnfilter.unfilterPair(line[0], next[0], rows: line + 1, next + 1,
-                                                    above: y == 0 ? zeroRow : out - rowBytes, count: rowBytes,
-                                                    bpp: bpp, into: out) {
+        let pixels: [UInt8]
+        if colorType == 4 {
+            // Gray + alpha: the rows inflated apart, unfiltered into two rows of their own, spread to RGBA.
+            let filtered = UnsafeMutablePointer<UInt8>.allocate(capacity: filteredBytes + Inflate.outputSlack)
+            let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes)
+            defer { filtered.deallocate(); rows.deallocate() }
+            guard Inflate.zlibStream(stream, count: compressed, into: filtered, outCount: filteredBytes) else { return nil }
+            pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
+                let image = buffer.baseAddress!
+                for y in 0..<height {
+                    let line = filtered + y * (rowBytes + 1), out = rows + (y & 1) * rowBytes
+                    let above = y == 0 ? zeroRow : rows + ((y - 1) & 1) * rowBytes
+                    guard PNGUnfilter.unfilter(line[0], row: line + 1, above: above, count: rowBytes, bpp: bpp, into: out)
+                    else { complete = false; break }
+                    let dst = image + y * width * 4
+                    for x in 0..<width {
+                        let g = out[2 * x]
+                        dst[4 * x] = g; dst[4 * x + 1] = g; dst[4 * x + 2] = g; dst[4 * x + 3] = out[2 * x + 1]
+                    }
+                }
+                initialized = complete ? buffer.count : 0  // a failed read leaves an empty array, dropped
+            }
+        } else {
+            // The rest inflated into the image's own memory and unfiltered in place: row y's filtered bytes start
+            // y + 1 bytes after its pixels, so each pixel is read before any store reaches it.
+            pixels = [UInt8](unsafeUninitializedCapacity: filteredBytes + Inflate.outputSlack) { buffer, initialized in
+                let image = buffer.baseAddress!
+                defer { initialized = complete ? width * height * channels : 0 }
+                guard Inflate.zlibStream(stream, count: compressed, into: image, outCount: filteredBytes) else {
+                    complete = false
+                    return
+                }
+                var y = 0
+                while y < height {
+                    let line = image + y * (rowBytes + 1), out = image + y * rowBytes
+                    let above = y == 0 ? zeroRow : out - rowBytes
+                    if y + 1 < height {  // two rows at once where both filters predict from the left
+                        // the first row's filtered bytes copied aside: the second row's pixels overlie them
+                        let next = line + rowBytes + 1
+                        firstRow.update(from: line + 1, count: rowBytes)
+                        if PNGUnfilter.unfilterPair(line[0], next[0], rows: firstRow, next + 1, above: above,
+                                                    count: rowBytes, bpp: bpp, into: out) {
                             y += 2
                             continue
                         }
                     }
-                    let out: UnsafeMutablePointer<UInt8>, above: UnsafeMutablePointer<UInt8>
-                    if let rows {
-                        out = rows + (y & 1) * rowBytes
-                        above = y == 0 ? zeroRow : rows + ((y - 1) & 1) * rowBytes
-                    } else {
-                        out = image + y * rowBytes
-                        above = y == 0 ? zeroRow : out - rowBytes
-                    }
                     guard PNGUnfilter.unfilter(line[0], row: line + 1, above: above, count: rowBytes, bpp: bpp, into: out)
-                    else { complete = false; break bands }
-                    if rows != nil {
-                        let dst = image + y * width * 4
-                        for x in 0..<width {
-                            let g = out[2 * x]
-                            dst[4 * x] = g; dst[4 * x + 1] = g; dst[4 * x + 2] = g; dst[4 * x + 3] = out[2 * x + 1]
-                        }
-                    }
+                    else { complete = false; break }
                     y += 1
                 }
             }
-            if !complete { buffer.initialize(repeating: 0) }  // the array must be whole even when it is dropped
-            initialized = buffer.count
         }
         guard complete else { return nil }
-        // The stream must end here (its Adler-32 checked), with no image data left over.
-        if !ended {
-            var spare: UInt8 = 0
-            while !ended {
-                let got = withUnsafeMutablePointer(to: &spare) { inflate(into: $0, count: 1) }
-                if got || !ended { return nil }  // more image data than rows, or a zlib error
-            }
-        }
-        guard stream.avail_in == 0, idats[nextIDAT...].allSatisfy(\.isEmpty) else { return nil }
         return Image(width: width, height: height, channels: channels, pixels: pixels)
     }
 }
@@ -172,7 +160,9 @@ public enum PNGReader {
 /// ```
 public enum PNGUnfilter {
     /// Unfilters `count` bytes of `row` into `out` (`above`: the previous row, unfiltered; zeros for the first).
-    /// False for a filter type over 4. `out` must not overlap `row` or `above`.
+    /// False for a filter type over 4. `out` must not overlap `above`; it may start before `row` and run into it
+    /// (the reader unfilters in place, each row's pixels a few bytes before its filtered bytes): every byte is
+    /// read before a store reaches it.
     public static func unfilter(_ filter: UInt8, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
                                 bpp: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
         switch filter {
