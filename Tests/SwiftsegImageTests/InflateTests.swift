@@ -21,12 +21,12 @@ final class InflateTests: XCTestCase {
     }
 
     /// Ours: the bytes, or nil.
-    static func inflate(_ stream: [UInt8], outCount: Int) -> [UInt8]? {
+    static func inflate(_ stream: [UInt8], outCount: Int, isa: KernelISA = .best) -> [UInt8]? {
         let input = stream + [UInt8](repeating: 0, count: Inflate.inputPadding)
         var out = [UInt8](repeating: 0, count: outCount + Inflate.outputSlack)
         let ok = input.withUnsafeBufferPointer { i in
             out.withUnsafeMutableBufferPointer { Inflate.zlibStream(i.baseAddress!, count: stream.count, into: $0.baseAddress!,
-                                                                    outCount: outCount) }
+                                                                    outCount: outCount, isa: isa) }
         }
         return ok ? Array(out.prefix(outCount)) : nil
     }
@@ -49,7 +49,9 @@ final class InflateTests: XCTestCase {
                 }
             }
             for (what, stream) in streams {
-                XCTAssertEqual(Self.inflate(stream, outCount: data.count), data, "\(what), \(data.count) bytes")
+                for isa in KernelISA.allCases where isa.isSupported {
+                    XCTAssertEqual(Self.inflate(stream, outCount: data.count, isa: isa), data, "\(isa): \(what), \(data.count) bytes")
+                }
                 XCTAssertNil(Self.inflate(stream, outCount: data.count + 1), "\(what): one byte more than there is")
                 if !data.isEmpty { XCTAssertNil(Self.inflate(stream, outCount: data.count - 1), "\(what): a byte less") }
                 XCTAssertNil(Self.inflate(stream + [0], outCount: data.count), "\(what): a byte after the Adler-32")
@@ -83,7 +85,8 @@ final class InflateTests: XCTestCase {
             case 1: s[2 + next() % max(1, s.count - 2)] = UInt8(truncatingIfNeeded: next())
             default: s = Array(s.prefix(next() % s.count))
             }
-            let ours = Self.inflate(s, outCount: outCount), theirs = Self.zlibInflate(s, outCount: outCount)
+            let isa = KernelISA.allCases.filter(\.isSupported)[n % KernelISA.allCases.filter(\.isSupported).count]
+            let ours = Self.inflate(s, outCount: outCount, isa: isa), theirs = Self.zlibInflate(s, outCount: outCount)
             XCTAssertEqual(ours, theirs, "case \(n): \(ours == nil ? "refused" : "decoded") where zlib \(theirs == nil ? "refused" : "decoded") \(s.count < 40 ? s.map { String($0, radix: 16) }.joined(separator: " ") : "")")
             if ours != nil { accepted += 1 }
         }
@@ -98,9 +101,13 @@ final class InflateTests: XCTestCase {
                     rng = rng &* 6364136223846793005 &+ 1442695040888963407
                     return fill ?? UInt8(truncatingIfNeeded: rng >> 33)
                 }
-                let ours = bytes.withUnsafeBufferPointer { Inflate.adler32($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: count) }
                 let theirs = bytes.withUnsafeBufferPointer { UInt32(_CPNG.adler32(1, $0.baseAddress, UInt32(count))) }
-                XCTAssertEqual(ours, theirs, "\(count) bytes, fill \(String(describing: fill))")
+                for isa in KernelISA.allCases where isa.isSupported {
+                    let ours = bytes.withUnsafeBufferPointer {
+                        Inflate.adler32($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: count, isa: isa)
+                    }
+                    XCTAssertEqual(ours, theirs, "\(isa): \(count) bytes, fill \(String(describing: fill))")
+                }
             }
         }
     }

@@ -1,3 +1,8 @@
+import SwiftsegImageKernels
+import SwiftsegImageKernelsAVX2
+import SwiftsegImageKernelsAVX512
+import SwiftsegKernelTypes
+
 /// A zlib-stream (RFC 1950) DEFLATE (RFC 1951) decoder for a whole stream into a buffer of known size, as a PNG's
 /// image data is: the output is its own window, so nothing is copied into a ring. Why not zlib's inflate: its
 /// fast loop refills its bit buffer a byte at a time and looks 9 bits up at once; this one loads 8 bytes at a
@@ -12,340 +17,59 @@
 /// ```
 public enum Inflate {
     /// Zero bytes the input must be readable for past `count` (the bit buffer loads 8 bytes at a time).
-    public static let inputPadding = 16
+    public static let inputPadding = SwiftsegImageKernels.PNGDecodingKernels.inputPadding
     /// Bytes the output must be writable for past `outCount` (matches are copied 8 bytes at a time).
-    public static let outputSlack = 16
+    public static let outputSlack = SwiftsegImageKernels.PNGDecodingKernels.outputSlack
 
-    /// Decodes the zlib stream `input[0 ..< count]` into exactly `outCount` bytes at `out`. False on any error:
-    /// a bad header or code, a stream that ends short or would run past `outCount`, bytes left after the
+    /// Decodes the zlib stream `input[0 ..< count]` into exactly `outCount` bytes at `out`, with the `isa` build of
+    /// the decoder (SwiftsegImageKernels/PNGDecodingKernels.swift; every build the same bytes). False on any
+    /// error: a bad header or code, a stream that ends short or would run past `outCount`, bytes left after the
     /// Adler-32, a wrong Adler-32. `input` must be readable (zeros) for ``inputPadding`` bytes past `count`, `out`
     /// writable for ``outputSlack`` past `outCount`.
     public static func zlibStream(_ input: UnsafePointer<UInt8>, count: Int, into out: UnsafeMutablePointer<UInt8>,
-                                  outCount: Int) -> Bool {
-        guard count >= 2 + 4 else { return false }
-        let cmf = Int(input[0]), flg = Int(input[1])
-        guard cmf & 15 == 8, cmf >> 4 <= 7, (cmf << 8 | flg) % 31 == 0, flg & 0x20 == 0 else { return false }
-        var decoder = Decoder(input: input + 2, end: input + count, out: out, outCount: outCount)
-        guard let consumed = decoder.run(), decoder.outPos == outCount else { return false }
-        let trailer = 2 + consumed
-        guard trailer + 4 == count else { return false }
-        let stored = UInt32(input[trailer]) << 24 | UInt32(input[trailer + 1]) << 16
-            | UInt32(input[trailer + 2]) << 8 | UInt32(input[trailer + 3])
-        return adler32(out, count: outCount) == stored
+                                  outCount: Int, isa: KernelISA = .best) -> Bool {
+        PNGDecoding.of(isa).zlibStream(input, count, out, outCount)
     }
 
-    /// Adler-32 of `count` bytes (RFC 1950), 16 bytes at a time: over a run of blocks, `a` gains the bytes' sum and
-    /// `b` gains 16 × each block's starting `a` plus the bytes weighted 16, 15, …, 1 by their place in a block;
-    /// reduced modulo 65,521 every 5,552 bytes, as zlib does (the same checksum: a test against zlib's).
-    public static func adler32(_ p: UnsafePointer<UInt8>, count: Int) -> UInt32 {
-        var a: UInt64 = 1, b: UInt64 = 0, i = 0
-        let weights = SIMD16<UInt32>(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1)
-        while i < count {
-            let n = min(5552, count - i), blocks = n / 16
-            var sums = SIMD16<UInt32>(), before = SIMD16<UInt32>()  // per lane: Σ bytes, Σ over blocks of Σ before
-            for k in 0..<blocks {
-                let v = SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(p + i + 16 * k).loadUnaligned(as: SIMD16<UInt8>.self))
-                before &+= sums
-                sums &+= v
-            }
-            b += 16 * (UInt64(blocks) * a + UInt64(before.wrappedSum())) + UInt64((sums &* weights).wrappedSum())
-            a += UInt64(sums.wrappedSum())
-            for k in (16 * blocks)..<n {
-                a += UInt64(p[i + k])
-                b += a
-            }
-            a %= 65521
-            b %= 65521
-            i += n
-        }
-        return UInt32(b << 16 | a)
+    /// Adler-32 of `count` bytes (RFC 1950), with the `isa` build.
+    public static func adler32(_ p: UnsafePointer<UInt8>, count: Int, isa: KernelISA = .best) -> UInt32 {
+        PNGDecoding.of(isa).adler32(p, count)
     }
+}
 
-    /// Bits of the tables' first lookup (longer codes go through a second table).
-    static let litlenRootBits = 11, distanceRootBits = 10
+/// The PNG decoding kernels of one ``KernelISA`` build (SwiftsegImageKernels/PNGDecodingKernels.swift) as
+/// function values: where the reader switches between the builds.
+struct PNGDecoding: Sendable {
+    typealias Stream = @Sendable (_ input: UnsafePointer<UInt8>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>,
+                                  _ outCount: Int) -> Bool
+    typealias Adler = @Sendable (_ p: UnsafePointer<UInt8>, _ count: Int) -> UInt32
+    typealias Row = @Sendable (_ filter: UInt8, _ row: UnsafePointer<UInt8>, _ above: UnsafePointer<UInt8>, _ count: Int,
+                               _ bpp: Int, _ out: UnsafeMutablePointer<UInt8>) -> Bool
+    typealias RowPair = @Sendable (_ filter0: UInt8, _ filter1: UInt8, _ row0: UnsafePointer<UInt8>,
+                                   _ row1: UnsafePointer<UInt8>, _ above: UnsafePointer<UInt8>, _ count: Int, _ bpp: Int,
+                                   _ out: UnsafeMutablePointer<UInt8>) -> Bool
+    let zlibStream: Stream
+    let adler32: Adler
+    let unfilter: Row
+    let unfilterPair: RowPair
 
-    /// A table entry: bits 0–4 the code's length (bits consumed), 5–9 extra bits to read after it (a length or
-    /// distance) or a second table's index bits, 10–12 the kind, 16–31 the value (a literal, a base, or where the
-    /// second table starts).
-    typealias Entry = UInt32
-    static let literal: UInt32 = 0, base: UInt32 = 1, endOfBlock: UInt32 = 2, second: UInt32 = 3, invalid: UInt32 = 4
+    static let builds: [KernelISA: PNGDecoding] = [
+        .baseline: PNGDecoding(zlibStream: { SwiftsegImageKernels.PNGDecodingKernels.zlibStream($0, count: $1, into: $2, outCount: $3) },
+                               adler32: { SwiftsegImageKernels.PNGDecodingKernels.adler32($0, count: $1) },
+                               unfilter: { SwiftsegImageKernels.PNGDecodingKernels.unfilter($0, row: $1, above: $2, count: $3, bpp: $4, into: $5) },
+                               unfilterPair: { SwiftsegImageKernels.PNGDecodingKernels.unfilterPair($0, $1, rows: $2, $3, above: $4, count: $5, bpp: $6, into: $7) }),
+        .avx2: PNGDecoding(zlibStream: { SwiftsegImageKernelsAVX2.PNGDecodingKernels.zlibStream($0, count: $1, into: $2, outCount: $3) },
+                           adler32: { SwiftsegImageKernelsAVX2.PNGDecodingKernels.adler32($0, count: $1) },
+                           unfilter: { SwiftsegImageKernelsAVX2.PNGDecodingKernels.unfilter($0, row: $1, above: $2, count: $3, bpp: $4, into: $5) },
+                           unfilterPair: { SwiftsegImageKernelsAVX2.PNGDecodingKernels.unfilterPair($0, $1, rows: $2, $3, above: $4, count: $5, bpp: $6, into: $7) }),
+        .avx512: PNGDecoding(zlibStream: { SwiftsegImageKernelsAVX512.PNGDecodingKernels.zlibStream($0, count: $1, into: $2, outCount: $3) },
+                             adler32: { SwiftsegImageKernelsAVX512.PNGDecodingKernels.adler32($0, count: $1) },
+                             unfilter: { SwiftsegImageKernelsAVX512.PNGDecodingKernels.unfilter($0, row: $1, above: $2, count: $3, bpp: $4, into: $5) },
+                             unfilterPair: { SwiftsegImageKernelsAVX512.PNGDecodingKernels.unfilterPair($0, $1, rows: $2, $3, above: $4, count: $5, bpp: $6, into: $7) }),
+    ]
 
-    @inline(__always) static func entry(length: Int, extra: Int, kind: UInt32, value: Int) -> Entry {
-        UInt32(length) | UInt32(extra) << 5 | kind << 10 | UInt32(value) << 16
-    }
-
-    static let lengthBase: [Int] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99,
-                                    115, 131, 163, 195, 227, 258]
-    static let lengthExtra: [Int] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase: [Int] = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025,
-                                      1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577]
-    static let distanceExtra: [Int] = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11,
-                                       12, 12, 13, 13]
-    /// The order the code-length code's lengths are stored in.
-    static let codeLengthOrder: [Int] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
-
-    enum TableKind { case codeLengths, literalLength, distance }
-
-    /// Builds the canonical Huffman table of `lengths` (0: unused symbol) into `table`; false for a code zlib
-    /// refuses: over-subscribed, or incomplete unless it is a single one-bit code (distances and lengths only).
-    static func build(_ lengths: UnsafePointer<UInt8>, _ n: Int, _ kind: TableKind, rootBits: Int,
-                      into table: UnsafeMutablePointer<Entry>) -> Bool {
-        var count = [Int](repeating: 0, count: 16)
-        for s in 0..<n { count[Int(lengths[s])] += 1 }
-        count[0] = 0
-        var left = 1, maxLength = 0
-        for len in 1...15 {
-            left <<= 1
-            left -= count[len]
-            if left < 0 { return false }
-            if count[len] > 0 { maxLength = len }
-        }
-        if maxLength == 0 && kind != .distance { return false }
-        if left > 0 && (kind == .codeLengths || maxLength != 1) && maxLength != 0 { return false }
-        let rootSize = 1 << rootBits
-        for k in 0..<rootSize { table[k] = entry(length: 0, extra: 0, kind: invalid, value: 0) }
-        var next = [Int](repeating: 0, count: 16)
-        var code = 0
-        for len in 1...15 {
-            code = (code + count[len - 1]) << 1
-            next[len] = code
-        }
-        let subBits = max(0, maxLength - rootBits), subSize = 1 << subBits
-        var secondStart = [Int](repeating: -1, count: rootSize), used = rootSize
-        for s in 0..<n {
-            let len = Int(lengths[s])
-            guard len > 0 else { continue }
-            let c = next[len]
-            next[len] += 1
-            var reversed = 0
-            for k in 0..<len where c >> k & 1 != 0 { reversed |= 1 << (len - 1 - k) }
-            let e: Entry
-            switch kind {
-            case .codeLengths: e = entry(length: len, extra: 0, kind: literal, value: s)
-            case .literalLength:
-                if s < 256 { e = entry(length: len, extra: 0, kind: literal, value: s) }
-                else if s == 256 { e = entry(length: len, extra: 0, kind: endOfBlock, value: 0) }
-                else if s < 286 { e = entry(length: len, extra: lengthExtra[s - 257], kind: base, value: lengthBase[s - 257]) }
-                else { e = entry(length: len, extra: 0, kind: invalid, value: 0) }
-            case .distance:
-                e = s < 30 ? entry(length: len, extra: distanceExtra[s], kind: base, value: distanceBase[s])
-                    : entry(length: len, extra: 0, kind: invalid, value: 0)
-            }
-            if len <= rootBits {
-                var k = reversed
-                while k < rootSize { table[k] = e; k += 1 << len }
-            } else {
-                let root = reversed & (rootSize - 1)
-                if secondStart[root] < 0 {
-                    secondStart[root] = used
-                    for k in 0..<subSize { table[used + k] = entry(length: 0, extra: 0, kind: invalid, value: 0) }
-                    table[root] = entry(length: rootBits, extra: subBits, kind: second, value: used)
-                    used += subSize
-                }
-                var k = reversed >> rootBits
-                while k < subSize { table[secondStart[root] + k] = e; k += 1 << (len - rootBits) }
-            }
-        }
-        return true
-    }
-
-    /// Entries a table may need: the root and one second table per root entry at most.
-    static func tableCapacity(rootBits: Int) -> Int { (1 << rootBits) + (1 << rootBits) * (1 << (15 - rootBits)) }
-
-    struct Decoder {
-        var inPos: UnsafePointer<UInt8>
-        let start: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>
-        let out: UnsafeMutablePointer<UInt8>
-        let outCount: Int
-        var outPos = 0
-        var bits: UInt64 = 0
-        var bitCount = 0
-
-        init(input: UnsafePointer<UInt8>, end: UnsafePointer<UInt8>, out: UnsafeMutablePointer<UInt8>, outCount: Int) {
-            inPos = input
-            start = input
-            self.end = end
-            self.out = out
-            self.outCount = outCount
-        }
-
-        /// At least 56 bits in the buffer: 8 bytes loaded, as many kept as fit. Past the stream's end the padding's
-        /// zeros come in; false once more than 8 bytes past it would be needed (a truncated stream).
-        @inline(__always) mutating func refill() -> Bool {
-            guard inPos <= end + 8 else { return false }
-            let word = UInt64(littleEndian: UnsafeRawPointer(inPos).loadUnaligned(as: UInt64.self))
-            bits |= word << UInt64(bitCount)
-            inPos += (63 - bitCount) >> 3
-            bitCount |= 56
-            return true
-        }
-
-        @inline(__always) mutating func take(_ n: Int) -> Int {
-            let v = Int(truncatingIfNeeded: bits & ((1 << UInt64(n)) &- 1))
-            bits >>= UInt64(n)
-            bitCount -= n
-            return v
-        }
-
-        /// Decodes blocks to the last; the bytes of input consumed (to the byte after the last block), or nil.
-        mutating func run() -> Int? {
-            let lit = UnsafeMutablePointer<Entry>.allocate(capacity: tableCapacity(rootBits: litlenRootBits))
-            let dist = UnsafeMutablePointer<Entry>.allocate(capacity: tableCapacity(rootBits: distanceRootBits))
-            let lengths = UnsafeMutablePointer<UInt8>.allocate(capacity: 320)
-            defer { lit.deallocate(); dist.deallocate(); lengths.deallocate() }
-            while true {
-                guard refill() else { return nil }
-                let final = take(1), type = take(2)
-                switch type {
-                case 0:
-                    // stored: to the byte boundary, then LEN and its complement
-                    _ = take(bitCount & 7)
-                    let position = consumed
-                    inPos = start + position
-                    bits = 0
-                    bitCount = 0
-                    guard position + 4 <= end - start else { return nil }
-                    let length = Int(inPos[0]) | Int(inPos[1]) << 8, check = Int(inPos[2]) | Int(inPos[3]) << 8
-                    guard length == ~check & 0xFFFF, position + 4 + length <= end - start,
-                          outPos + length <= outCount else { return nil }
-                    (out + outPos).update(from: inPos + 4, count: length)
-                    outPos += length
-                    inPos += 4 + length
-                case 1:
-                    for s in 0..<288 { lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8 }
-                    for s in 288..<320 { lengths[s] = 5 }
-                    guard build(lengths, 288, .literalLength, rootBits: litlenRootBits, into: lit),
-                          build(lengths + 288, 32, .distance, rootBits: distanceRootBits, into: dist),  // 30, 31: invalid
-                          symbols(lit, dist) else { return nil }
-                case 2:
-                    guard readDynamicTables(lengths, lit, dist), symbols(lit, dist) else { return nil }
-                default:
-                    return nil
-                }
-                if final == 1 { break }
-            }
-            _ = take(bitCount & 7)
-            let used = consumed
-            return used <= end - start ? used : nil
-        }
-
-        /// Input bytes consumed so far (the buffer's unread whole bytes given back).
-        var consumed: Int { inPos - start - bitCount >> 3 }
-
-        mutating func readDynamicTables(_ lengths: UnsafeMutablePointer<UInt8>, _ lit: UnsafeMutablePointer<Entry>,
-                                        _ dist: UnsafeMutablePointer<Entry>) -> Bool {
-            guard refill() else { return false }
-            let hlit = take(5) + 257, hdist = take(5) + 1, hclen = take(4) + 4
-            guard hlit <= 286, hdist <= 30 else { return false }
-            var codeLengthLengths = [UInt8](repeating: 0, count: 19)
-            for k in 0..<hclen {
-                if bitCount < 3 { guard refill() else { return false } }
-                codeLengthLengths[codeLengthOrder[k]] = UInt8(take(3))
-            }
-            let clTable = UnsafeMutablePointer<Entry>.allocate(capacity: 1 << 7)
-            defer { clTable.deallocate() }
-            guard codeLengthLengths.withUnsafeBufferPointer({ build($0.baseAddress!, 19, .codeLengths, rootBits: 7, into: clTable) })
-            else { return false }
-            var i = 0
-            while i < hlit + hdist {
-                if bitCount < 16 { guard refill() else { return false } }
-                let e = clTable[Int(truncatingIfNeeded: bits & 127)]
-                guard (e >> 10) & 7 == literal else { return false }
-                _ = take(Int(e & 31))
-                let symbol = Int(e >> 16)
-                if symbol < 16 {
-                    lengths[i] = UInt8(symbol)
-                    i += 1
-                    continue
-                }
-                let (repeats, value): (Int, UInt8)
-                switch symbol {
-                case 16:
-                    guard i > 0 else { return false }
-                    (repeats, value) = (3 + take(2), lengths[i - 1])
-                case 17: (repeats, value) = (3 + take(3), 0)
-                default: (repeats, value) = (11 + take(7), 0)
-                }
-                guard i + repeats <= hlit + hdist else { return false }
-                for k in 0..<repeats { lengths[i + k] = value }
-                i += repeats
-            }
-            guard lengths[256] != 0 else { return false }  // zlib: "invalid code -- missing end-of-block"
-            return build(lengths, hlit, .literalLength, rootBits: litlenRootBits, into: lit)
-                && build(lengths + hlit, hdist, .distance, rootBits: distanceRootBits, into: dist)
-        }
-
-        /// One block's symbols, to its end-of-block code. The decoder's state is held in locals through the loop
-        /// (as stored properties it went to memory on every byte written: the compiler cannot tell the output
-        /// from the decoder).
-        mutating func symbols(_ lit: UnsafePointer<Entry>, _ dist: UnsafePointer<Entry>) -> Bool {
-            var bits = self.bits, bitCount = self.bitCount, inPos = self.inPos, outPos = self.outPos
-            let out = self.out, outCount = self.outCount, limit = self.end + 8
-            defer { self.bits = bits; self.bitCount = bitCount; self.inPos = inPos; self.outPos = outPos }
-            let litMask = UInt64(1 << litlenRootBits - 1), distMask = UInt64(1 << distanceRootBits - 1)
-            @inline(__always) func take(_ n: UInt32) -> Int {
-                let v = Int(truncatingIfNeeded: bits & ((1 << UInt64(n)) &- 1))
-                bits >>= UInt64(n)
-                bitCount &-= Int(n)
-                return v
-            }
-            while true {
-                // 48 bits cover a length code and its extra bits (20) and a distance code and its (28)
-                if bitCount < 48 {
-                    guard inPos <= limit else { return false }
-                    bits |= UInt64(littleEndian: UnsafeRawPointer(inPos).loadUnaligned(as: UInt64.self)) << UInt64(bitCount)
-                    inPos += (63 &- bitCount) >> 3
-                    bitCount |= 56
-                }
-                var e = lit[Int(truncatingIfNeeded: bits & litMask)]
-                if (e >> 10) & 7 == second {
-                    e = lit[Int(e >> 16) &+ Int(truncatingIfNeeded: (bits >> UInt64(litlenRootBits)) & ((1 << UInt64((e >> 5) & 31)) &- 1))]
-                }
-                let kind = (e >> 10) & 7
-                if kind == literal {
-                    guard outPos < outCount else { return false }
-                    _ = take(e & 31)
-                    out[outPos] = UInt8(truncatingIfNeeded: e >> 16)
-                    outPos &+= 1
-                    continue
-                }
-                if kind == endOfBlock {
-                    _ = take(e & 31)
-                    return true
-                }
-                guard kind == base else { return false }
-                _ = take(e & 31)
-                let length = Int(e >> 16) &+ take((e >> 5) & 31)
-                var d = dist[Int(truncatingIfNeeded: bits & distMask)]
-                if (d >> 10) & 7 == second {
-                    d = dist[Int(d >> 16) &+ Int(truncatingIfNeeded: (bits >> UInt64(distanceRootBits)) & ((1 << UInt64((d >> 5) & 31)) &- 1))]
-                }
-                guard (d >> 10) & 7 == base else { return false }
-                _ = take(d & 31)
-                let distance = Int(d >> 16) &+ take((d >> 5) & 31)
-                guard distance <= outPos, length <= outCount &- outPos else { return false }
-                // the match: 8 bytes at a time when it does not overlap itself within 8 (the last store may run up
-                // to 7 bytes past, into the output's slack or bytes yet to be written)
-                var dst = out + outPos, src = UnsafePointer(dst - distance)
-                let stop = dst + length
-                if distance >= 8 {
-                    repeat {
-                        UnsafeMutableRawPointer(dst).storeBytes(of: UnsafeRawPointer(src).loadUnaligned(as: UInt64.self),
-                                                                as: UInt64.self)
-                        dst += 8
-                        src += 8
-                    } while dst < stop
-                } else if distance == 1 {
-                    dst.update(repeating: src.pointee, count: length)
-                } else {
-                    repeat {
-                        dst.pointee = src.pointee
-                        dst += 1
-                        src += 1
-                    } while dst < stop
-                }
-                outPos &+= length
-            }
-        }
+    static func of(_ isa: KernelISA) -> PNGDecoding {
+        precondition(isa.isSupported, "this CPU cannot run the \(isa) build of the PNG decoding kernels")
+        return builds[isa]!
     }
 }

@@ -1,4 +1,5 @@
 import _CPNG
+import SwiftsegImageKernels
 
 /// A small PNG writer (non-interlaced, 8- or 16-bit gray/RGB/RGBA) with per-row adaptive filtering, as
 /// libpng chooses by default (the filter with the smallest sum of absolute values), and a settable zlib level or
@@ -125,19 +126,10 @@ public enum PNGEncoder {
     }
 
     /// The byte filter `f` (0 none, 1 sub, 2 up, 3 average, 4 Paeth) predicts at `i` from the pixel to the left
-    /// (`a`), above (`b`) and above-left (`c`). 32-bit lanes and wrapping arithmetic, so the loops calling it
-    /// vectorise (the Paeth distances written as |b − c|, |a − c|, |a + b − 2c|).
+    /// (`a`), above (`b`) and above-left (`c`): the decoder's (``PNGDecodingKernels/predicted(_:_:_:_:)``), inlined.
     @inline(__always)
     static func predicted(_ f: Int, _ a: Int32, _ b: Int32, _ c: Int32) -> Int32 {
-        switch f {
-        case 0: return 0
-        case 1: return a
-        case 2: return b
-        case 3: return (a &+ b) >> 1
-        default:
-            let pa = abs(b &- c), pb = abs(a &- c), pc = abs(a &+ b &- 2 &* c)
-            return pa <= pb && pa <= pc ? a : pb <= pc ? b : c
-        }
+        PNGDecodingKernels.predicted(f, a, b, c)
     }
 
     /// The five filters' scores (``filterScore(_:row:above:count:bpp:)``) of one row in one pass, 16 bytes at a

@@ -1,4 +1,6 @@
 import _CPNG
+import SwiftsegImageKernels
+import SwiftsegKernelTypes
 
 /// swiftseg's own reader for the PNGs photos and product shots mostly are: 8-bit gray, RGB, gray + alpha or
 /// RGBA, not interlaced, with no palette, transparency key (tRNS), gAMA or cHRM chunk. ``Inflate`` decodes the
@@ -72,6 +74,7 @@ public enum PNGReader {
         guard rowBytes <= Int(UInt32.max) - 1 else { return nil }
 
         // The IDAT chunks' data in one piece, padded for the inflater's 8-byte loads.
+        let kernels = PNGDecoding.of(.best)
         let compressed = idats.reduce(0) { $0 + $1.count }
         let stream = UnsafeMutablePointer<UInt8>.allocate(capacity: compressed + Inflate.inputPadding)
         defer { stream.deallocate() }
@@ -97,13 +100,13 @@ public enum PNGReader {
             let filtered = UnsafeMutablePointer<UInt8>.allocate(capacity: filteredBytes + Inflate.outputSlack)
             let rows = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * rowBytes)
             defer { filtered.deallocate(); rows.deallocate() }
-            guard Inflate.zlibStream(stream, count: compressed, into: filtered, outCount: filteredBytes) else { return nil }
+            guard kernels.zlibStream(stream, compressed, filtered, filteredBytes) else { return nil }
             pixels = [UInt8](unsafeUninitializedCapacity: width * height * 4) { buffer, initialized in
                 let image = buffer.baseAddress!
                 for y in 0..<height {
                     let line = filtered + y * (rowBytes + 1), out = rows + (y & 1) * rowBytes
                     let above = y == 0 ? zeroRow : rows + ((y - 1) & 1) * rowBytes
-                    guard PNGUnfilter.unfilter(line[0], row: line + 1, above: above, count: rowBytes, bpp: bpp, into: out)
+                    guard kernels.unfilter(line[0], line + 1, above, rowBytes, bpp, out)
                     else { complete = false; break }
                     let dst = image + y * width * 4
                     for x in 0..<width {
@@ -119,7 +122,7 @@ public enum PNGReader {
             pixels = [UInt8](unsafeUninitializedCapacity: filteredBytes + Inflate.outputSlack) { buffer, initialized in
                 let image = buffer.baseAddress!
                 defer { initialized = complete ? width * height * channels : 0 }
-                guard Inflate.zlibStream(stream, count: compressed, into: image, outCount: filteredBytes) else {
+                guard kernels.zlibStream(stream, compressed, image, filteredBytes) else {
                     complete = false
                     return
                 }
@@ -131,13 +134,12 @@ public enum PNGReader {
                         // the first row's filtered bytes copied aside: the second row's pixels overlie them
                         let next = line + rowBytes + 1
                         firstRow.update(from: line + 1, count: rowBytes)
-                        if PNGUnfilter.unfilterPair(line[0], next[0], rows: firstRow, next + 1, above: above,
-                                                    count: rowBytes, bpp: bpp, into: out) {
+                        if kernels.unfilterPair(line[0], next[0], firstRow, next + 1, above, rowBytes, bpp, out) {
                             y += 2
                             continue
                         }
                     }
-                    guard PNGUnfilter.unfilter(line[0], row: line + 1, above: above, count: rowBytes, bpp: bpp, into: out)
+                    guard kernels.unfilter(line[0], line + 1, above, rowBytes, bpp, out)
                     else { complete = false; break }
                     y += 1
                 }
@@ -159,152 +161,33 @@ public enum PNGReader {
 /// let ok = PNGUnfilter.unfilter(line[0], row: line + 1, above: previous, count: width * 3, bpp: 3, into: out)
 /// ```
 public enum PNGUnfilter {
-    /// Unfilters `count` bytes of `row` into `out` (`above`: the previous row, unfiltered; zeros for the first).
-    /// False for a filter type over 4. `out` must not overlap `above`; it may start before `row` and run into it
-    /// (the reader unfilters in place, each row's pixels a few bytes before its filtered bytes): every byte is
-    /// read before a store reaches it.
+    /// Unfilters `count` bytes of `row` into `out` (`above`: the previous row, unfiltered; zeros for the first),
+    /// with the `isa` build (SwiftsegImageKernels/PNGDecodingKernels.swift). False for a filter type over 4. `out`
+    /// must not overlap `above`; it may start before `row` and run into it (the reader unfilters in place, each
+    /// row's pixels a few bytes before its filtered bytes): every byte is read before a store reaches it.
     public static func unfilter(_ filter: UInt8, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
-                                bpp: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
-        switch filter {
-        case 0: out.update(from: row, count: count)
-        case 2: for i in 0..<count { out[i] = row[i] &+ above[i] }
-        case 1: pixels(Sub.self, row: row, above: above, count: count, bpp: bpp, into: out)
-        case 3: pixels(Average.self, row: row, above: above, count: count, bpp: bpp, into: out)
-        case 4: pixels(Paeth.self, row: row, above: above, count: count, bpp: bpp, into: out)
-        default: return false
-        }
-        return true
+                                bpp: Int, into out: UnsafeMutablePointer<UInt8>, isa: KernelISA = .best) -> Bool {
+        PNGDecoding.of(isa).unfilter(filter, row, above, count, bpp, out)
     }
 
     /// Two consecutive rows at once (`out` and the row after it, `count` bytes apart) when both filters predict
     /// from the left (1, 3, 4) and a pixel is RGB or RGBA; false, with nothing written, otherwise (the caller then
     /// unfilters them one by one). Why: a row is one chain of dependent steps, pixel after pixel, so its time is
     /// the chain's latency; the second row follows the first a pixel at a time, its pixel above taken from the
-    /// first's register, and the two chains overlap.
+    /// first's register, and the two chains overlap. `row0` must not lie under the second row's pixels.
     ///
     /// ```swift
     /// if !PNGUnfilter.unfilterPair(f0, f1, rows: r0, r1, above: prev, count: n, bpp: 3, into: out) { /* one by one */ }
     /// ```
     public static func unfilterPair(_ filter0: UInt8, _ filter1: UInt8, rows row0: UnsafePointer<UInt8>,
                                     _ row1: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int, bpp: Int,
-                                    into out: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard bpp >= 3, count >= 2 * bpp else { return false }
-        @inline(__always) func second<P: LeftPrediction>(_: P.Type) -> Bool {
-            switch filter1 {
-            case 1: pair(P.self, Sub.self, row0, row1, above, count, bpp, out)
-            case 3: pair(P.self, Average.self, row0, row1, above, count, bpp, out)
-            case 4: pair(P.self, Paeth.self, row0, row1, above, count, bpp, out)
-            default: return false
-            }
-            return true
-        }
-        switch filter0 {
-        case 1: return second(Sub.self)
-        case 3: return second(Average.self)
-        case 4: return second(Paeth.self)
-        default: return false
-        }
+                                    into out: UnsafeMutablePointer<UInt8>, isa: KernelISA = .best) -> Bool {
+        PNGDecoding.of(isa).unfilterPair(filter0, filter1, row0, row1, above, count, bpp, out)
     }
 
-    static func pair<P: LeftPrediction, Q: LeftPrediction>(_: P.Type, _: Q.Type, _ row0: UnsafePointer<UInt8>,
-                                                           _ row1: UnsafePointer<UInt8>, _ above: UnsafePointer<UInt8>,
-                                                           _ count: Int, _ bpp: Int, _ out0: UnsafeMutablePointer<UInt8>) {
-        let out1 = out0 + count
-        for i in 0..<bpp {  // the first pixels, with no left neighbour: the second row's above is the first's
-            out0[i] = row0[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, 0, Int32(above[i]), 0))
-            out1[i] = row1[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(Q.filter, 0, Int32(out0[i]), 0))
-        }
-        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
-            Lanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
-        }
-        @inline(__always) func store(_ v: Lanes, _ p: UnsafeMutablePointer<UInt8>) {
-            UnsafeMutableRawPointer(p).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: v), as: SIMD4<UInt8>.self)
-        }
-        var a0 = load(out0), a1 = load(out1), i = bpp  // lane 4 of an RGB pixel: a neighbour's byte, never stored last
-        while i + 4 <= count {
-            let x0 = (load(row0 + i) &+ P.predict(a0, load(above + i), load(above + i - bpp))) & 0xFF
-            let x1 = (load(row1 + i) &+ Q.predict(a1, x0, a0)) & 0xFF
-            store(x0, out0 + i)
-            store(x1, out1 + i)
-            a0 = x0
-            a1 = x1
-            i += bpp
-        }
-        @inline(__always) func tail(_ filter: Int, _ row: UnsafePointer<UInt8>, _ up: UnsafePointer<UInt8>,
-                                    _ dst: UnsafeMutablePointer<UInt8>) {
-            for k in i..<count {  // the last pixel of an RGB row
-                let a = Int32(dst[k - bpp]), b = Int32(up[k]), c = Int32(up[k - bpp])
-                dst[k] = row[k] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(filter, a, b, c))
-            }
-        }
-        tail(P.filter, row0, above, out0)
-        tail(Q.filter, row1, out0, out1)
-    }
-
-    typealias Lanes = SIMD4<Int16>
-
-    /// A filter that predicts from the left: its number and its prediction on a pixel's lanes, as a type, so each
-    /// loop below is specialised into straight-line code (a closure was called once per pixel).
-    protocol LeftPrediction {
-        static var filter: Int { get }
-        static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes
-    }
-    enum Sub: LeftPrediction {
-        static var filter: Int { 1 }
-        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes { a }
-    }
-    enum Average: LeftPrediction {
-        static var filter: Int { 3 }
-        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes { (a &+ b) &>> 1 }
-    }
-    enum Paeth: LeftPrediction {
-        static var filter: Int { 4 }
-        @inline(__always) static func predict(_ a: Lanes, _ b: Lanes, _ c: Lanes) -> Lanes {
-            // |p − a|, |p − b|, |p − c| for p = a + b − c, as |b − c|, |a − c|, |a + b − 2c|
-            let pa = magnitude(b &- c), pb = magnitude(a &- c), pc = magnitude(a &+ b &- c &- c)
-            return c.replacing(with: b, where: pb .<= pc).replacing(with: a, where: (pa .<= pb) .& (pa .<= pc))
-        }
-        @inline(__always) static func magnitude(_ v: Lanes) -> Lanes { pointwiseMax(v, 0 &- v) }
-    }
-
-    /// Filters 1, 3 and 4: the first pixel with no left neighbour, then RGB and RGBA pixels four bytes at a time
-    /// (an RGB pixel's store runs one byte into the next pixel, which overwrites it; the last pixel, which has no
-    /// next, goes with the scalar tail), gray and gray + alpha bytes one at a time.
-    static func pixels<P: LeftPrediction>(_: P.Type, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
-                                          bpp: Int, into out: UnsafeMutablePointer<UInt8>) {
-        let head = min(bpp, count)
-        for i in 0..<head {
-            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, 0, Int32(above[i]), 0))
-        }
-        var i = head
-        if bpp >= 3 {
-            @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
-                Lanes(truncatingIfNeeded: UnsafeRawPointer(p).loadUnaligned(as: SIMD4<UInt8>.self))
-            }
-            // the pixel to the left stays in a register from one pixel to the next
-            var a = load(out + i - bpp)
-            while i + 4 <= count {
-                let x = load(row + i) &+ P.predict(a, load(above + i), load(above + i - bpp))
-                a = x & 0xFF
-                UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: x), as: SIMD4<UInt8>.self)
-                i += bpp
-            }
-        }
-        while i < count {
-            let a = Int32(out[i - bpp]), b = Int32(above[i]), c = Int32(above[i - bpp])
-            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(P.filter, a, b, c))
-            i += 1
-        }
-    }
-
-    /// The plain form: one byte at a time, the prediction from ``PNGEncoder/predicted(_:_:_:_:)``.
+    /// The plain form: one byte at a time (``PNGDecodingKernels/reference(_:row:above:count:bpp:into:)``).
     public static func reference(_ filter: UInt8, row: UnsafePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
                                  bpp: Int, into out: UnsafeMutablePointer<UInt8>) -> Bool {
-        guard filter <= 4 else { return false }
-        for i in 0..<count {
-            let a = i >= bpp ? Int32(out[i - bpp]) : 0, b = Int32(above[i]), c = i >= bpp ? Int32(above[i - bpp]) : 0
-            out[i] = row[i] &+ UInt8(truncatingIfNeeded: PNGEncoder.predicted(Int(filter), a, b, c))
-        }
-        return true
+        PNGDecodingKernels.reference(filter, row: row, above: above, count: count, bpp: bpp, into: out)
     }
 }

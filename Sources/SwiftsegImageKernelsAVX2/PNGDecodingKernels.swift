@@ -1,0 +1,1 @@
+../SwiftsegImageKernels/PNGDecodingKernels.swift
