@@ -73,9 +73,12 @@ public enum PNGReader {
         let rowBytes = width * bpp
         guard rowBytes <= Int(UInt32.max) - 1 else { return nil }
 
+        let compressed = idats.reduce(0) { $0 + $1.count }, filteredBytes = height * (rowBytes + 1)
+        // Deflate makes at most 258 bytes of 1 bit (a run of repeated matches): image data it cannot hold is
+        // refused before any memory is taken (libpng then words it).
+        guard filteredBytes / 258 <= compressed * 8 else { return nil }
         // The IDAT chunks' data in one piece, padded for the inflater's 8-byte loads.
         let kernels = PNGDecoding.of(.best)
-        let compressed = idats.reduce(0) { $0 + $1.count }
         let stream = UnsafeMutablePointer<UInt8>.allocate(capacity: compressed + Inflate.inputPadding)
         defer { stream.deallocate() }
         var at = stream
@@ -84,14 +87,9 @@ public enum PNGReader {
             at += range.count
         }
         at.initialize(repeating: 0, count: Inflate.inputPadding)
-        let filteredBytes = height * (rowBytes + 1)
-        // Deflate makes at most 258 bytes of 1 bit (a run of repeated matches): image data it cannot hold is
-        // refused before the image's memory is taken (libpng then words it).
-        guard filteredBytes / 258 <= compressed * 8 else { return nil }
         let zeroRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
         zeroRow.initialize(repeating: 0, count: rowBytes)
-        let firstRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
-        defer { zeroRow.deallocate(); firstRow.deallocate() }
+        defer { zeroRow.deallocate() }
 
         var complete = true
         let pixels: [UInt8]
@@ -119,6 +117,8 @@ public enum PNGReader {
         } else {
             // The rest inflated into the image's own memory and unfiltered in place: row y's filtered bytes start
             // y + 1 bytes after its pixels, so each pixel is read before any store reaches it.
+            let firstRow = UnsafeMutablePointer<UInt8>.allocate(capacity: rowBytes)
+            defer { firstRow.deallocate() }
             pixels = [UInt8](unsafeUninitializedCapacity: filteredBytes + Inflate.outputSlack) { buffer, initialized in
                 let image = buffer.baseAddress!
                 defer { initialized = complete ? width * height * channels : 0 }
