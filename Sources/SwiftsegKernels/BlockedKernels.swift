@@ -256,6 +256,60 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
         }
     }
 
+    /// Floats of scratch ``depthwiseTiles`` needs (the caller's buffer need not be aligned): one zero-padded
+    /// tile of a block's whole input.
+    public static func depthwiseTileScratchFloats(kernelSize k: Int, stride s: Int, outHeight oh: Int, outWidth ow: Int) -> Int {
+        ((oh - 1) * s + k) * ((ow - 1) * s + k) * width + width
+    }
+
+    /// Channel blocks `blocks` of a depthwise conv on a small map (output rows of at most ``narrowRowPixels``),
+    /// blocked in and out (block b at `b · h·w · 16` in `input`, `b · oh·ow · 16` in `output`; `taps` and
+    /// `bias` of all the blocks, block b's k² tap vectors at `b · k² · 16`): each block's whole input copied
+    /// into one zero-padded tile (tile column c holds input column c − padLeft, row r input row r − padTop),
+    /// then every output row summed over all k tap rows as ``depthwise`` sums a narrow row — the same bytes.
+    /// The tile's padding is zeroed once for all the blocks and the copies are vector moves: on a 7×7 map
+    /// ``depthwise``'s ring made three library calls an input row, half of a block's time.
+    @inline(never)
+    public static func depthwiseTiles(input: UnsafePointer<Float>, height h: Int, width w: Int,
+                                      taps: UnsafePointer<Float>, bias: UnsafePointer<Float>, kernelSize k: Int,
+                                      stride s: Int, padTop: Int, padLeft: Int, output: UnsafeMutablePointer<Float>,
+                                      outHeight oh: Int, outWidth ow: Int, blocks: Range<Int>,
+                                      activation: KernelEpilogue.Activation, scratch: UnsafeMutablePointer<Float>) {
+        switch activation {
+        case .none: depthwiseTilesBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, oh, ow, blocks, Identity.self, scratch)
+        case .relu: depthwiseTilesBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, oh, ow, blocks, ReLU.self, scratch)
+        case .relu6: depthwiseTilesBody(input, h, w, taps, bias, k, s, padTop, padLeft, output, oh, ow, blocks, ReLU6.self, scratch)
+        }
+    }
+
+    @inline(__always)
+    static func depthwiseTilesBody<A: VectorActivation>(_ input: UnsafePointer<Float>, _ h: Int, _ w: Int,
+                                                        _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                                        _ k: Int, _ s: Int, _ padTop: Int, _ padLeft: Int,
+                                                        _ output: UnsafeMutablePointer<Float>, _ oh: Int, _ ow: Int,
+                                                        _ blocks: Range<Int>, _: A.Type,
+                                                        _ scratch: UnsafeMutablePointer<Float>) {
+        precondition(ow <= narrowRowPixels, "the tiled depthwise kernel sums rows of at most \(narrowRowPixels) pixels")
+        let tileWidth = (ow - 1) * s + k, tileHeight = (oh - 1) * s + k
+        let tile = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: tileHeight * tileWidth * width)
+        tile.update(repeating: 0, count: tileHeight * tileWidth * width)
+        // The input rows and columns the tile holds; the rest of it stays zero.
+        let rows = Swift.max(0, -padTop)..<Swift.min(h, tileHeight - padTop)
+        let columns = Swift.max(0, -padLeft)..<Swift.min(w, tileWidth - padLeft)
+        for b in blocks {
+            let x = input + b * h * w * width
+            for y in rows {
+                let src = x + (y * w + columns.lowerBound) * width
+                let dst = tile + ((y + padTop) * tileWidth + columns.lowerBound + padLeft) * width
+                for j in 0..<columns.count { SIMDKernels.store(SIMDKernels.load(src + j &* width), dst + j &* width) }
+            }
+            DepthwiseConvKernels.accumulateRows(tile, tileWidth: tileWidth, stride: s, kernelSize: k,
+                                                taps: taps + b * k * k * width, bias: SIMDKernels.load(bias + b * width),
+                                                outHeight: oh, outWidth: ow, into: output + b * oh * ow * width, A.self)
+        }
+    }
+
     /// Output rows at most this wide are summed as the planar block kernel sums them (``depthwise``).
     public static let narrowRowPixels = 16
 

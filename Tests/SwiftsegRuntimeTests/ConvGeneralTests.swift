@@ -458,6 +458,51 @@ final class ChannelBlockedTests: XCTestCase {
     /// to 7×7 (the wide ones split by pixels or bands of rows), channel counts that leave a padded last block
     /// (24, 40) in and out, three output blocks, a map of 1 pixel and odd ones (49 and 28 pixels: groups of 7), strides 1 and 2, 3×3 and 5×5, TF "SAME", every
     /// epilogue the blocks use, every kernel build, one and two threads.
+    /// A depthwise conv on a small blocked map (rows of at most 16 pixels: groups of blocks through one padded
+    /// tile, and in the AVX-512 build each tap row's inputs held in registers at stride 1) gives the planar
+    /// block kernel's bytes, and the same bytes in both FMA builds, on one thread or two: EfficientNet's 14×14
+    /// and 7×7 shapes, both strides, 3×3 and 5×5, a 1×1 map, a map narrower than its kernel, explicit padding.
+    func testSmallMapBlockedDepthwiseGivesThePlanarBytes() throws {
+        let builds = [KernelISA.avx2, .avx512].filter(\.isSupported)
+        try XCTSkipIf(builds.isEmpty, "needs a CPU with AVX2 or AVX-512")
+        let shapes = [(1152, 7, 7, 5, 1), (480, 14, 14, 3, 1), (672, 14, 14, 5, 2), (1152, 7, 7, 3, 1), (48, 3, 5, 5, 1),
+                      (16, 1, 1, 3, 1), (32, 9, 13, 3, 2), (64, 16, 16, 5, 1), (32, 11, 6, 3, 1)]
+        for (trial, (c, h, w, k, stride)) in shapes.enumerated() {
+            let weight = randomTensor(channels: c, height: 1, width: k * k, seed: UInt64(5100 + trial))
+            let bias = randomTensor(channels: 1, height: 1, width: c, seed: UInt64(5200 + trial))
+            let padding: Conv2D.Padding = trial % 3 == 2 && h >= k ? .explicit(top: 0, left: 2, bottom: 1, right: 0) : .same
+            let conv = Conv2D(outChannels: c, inChannels: c, kernelSize: k, stride: stride, padding: padding, groups: c,
+                              weight: weight.data, bias: bias.data)
+            let size = conv.outputSize(height: h, width: w)
+            XCTAssertLessThanOrEqual(size.width, Conv2D.depthwiseBlockMaximumWidth, "\(trial): a small map")
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(5300 + trial))
+            var outputs: [[UInt32]] = []
+            for isa in builds {
+                for threads in [1, 2] {
+                    for blockedLayout in [true, false] {
+                        let context = ExecutionContext(threads: threads)
+                        context.isa = isa
+                        let out: Tensor
+                        if blockedLayout {
+                            let bx = blocked(x, context: context)
+                            let bo = Tensor(shape: [ChannelBlocks.floats(channels: c, height: size.height, width: size.width)])
+                            let like = TensorView(channels: c, height: size.height, width: size.width, data: bo.data)
+                            conv.blockedForward(view(bx, like: x.view), into: like, epilogue: .relu6, context: context)
+                            out = planar(bo, like: like, context: context)
+                        } else {
+                            out = Tensor(channels: c, height: size.height, width: size.width)
+                            conv.depthwiseForward(x.view, into: out.view, epilogue: .relu6, context: context)
+                        }
+                        outputs.append(out.values.map(\.bitPattern))
+                        let differs = outputs[0].indices.first { outputs[0][$0] != outputs.last![$0] }
+                        XCTAssertNil(differs, "\(c) ch \(h)×\(w) k \(k) s \(stride) \(padding), \(isa), \(threads) thread(s), "
+                                     + "\(blockedLayout ? "blocked" : "planar"): first difference at \(differs ?? 0)")
+                    }
+                }
+            }
+        }
+    }
+
     func testBlockedConvsMatchTheReference() {
         let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9),
                                (16, 96, 112, 112), (144, 24, 56, 56), (24, 144, 30, 29), (240, 40, 28, 28),

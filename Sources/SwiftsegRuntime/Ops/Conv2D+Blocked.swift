@@ -28,6 +28,21 @@ extension Conv2D {
         if isDepthwise {
             precondition(epilogue.residual == nil, "the blocked depthwise conv takes no residual")
             let pad = resolvedPadding(height: input.height, width: input.width)
+            if output.width <= BlockedKernels.narrowRowPixels && output.planeSize < Conv2D.blockedSplitPixels {
+                // Small maps (14×14, 7×7): groups of blocks, each block's input in one padded tile.
+                let scratch = context.scratch(floats: BlockedKernels.depthwiseTileScratchFloats(
+                    kernelSize: kernelSize, stride: stride, outHeight: output.height, outWidth: output.width))
+                context.timeOp("conv depthwise blocked") {
+                    context.withWorkers { workers in
+                        // a few groups a worker: the tasks end level, and the padding is zeroed once a group
+                        let groups = min(blocks, workers == 1 ? 1 : 4 * workers)
+                        parallelFor(count: groups, threads: workers, BlockedDepthwiseTileTasks(
+                            conv: self, input: input, output: output, activation: epilogue.activation, padding: pad,
+                            groups: groups, kernels: kernels, scratch: scratch))
+                    }
+                }
+                return
+            }
             let scratch = context.scratch(floats: BlockedKernels.depthwiseScratchFloats(
                 kernelSize: kernelSize, stride: stride, outWidth: output.width))
             // Large maps in bands of rows too, so two workers share a layer of few blocks evenly; each band
@@ -216,6 +231,24 @@ extension Conv2D {
                                      conv.blockedTaps!.block(block, kernelSize: k), conv.bias + block * lanes, k, conv.stride,
                                      padding.top, padding.left, output.data + block * lanes * output.planeSize,
                                      output.height, output.width, rows, activation, scratch[worker])
+        }
+    }
+    struct BlockedDepthwiseTileTasks: ParallelTasks {
+        let conv: Conv2D
+        let input: TensorView, output: TensorView
+        let activation: Epilogue.Activation
+        let padding: (top: Int, left: Int, bottom: Int, right: Int)
+        let groups: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ task: Int, worker: Int) {
+            kernels.blockedDepthwiseTiles(input.data, input.height, input.width,
+                                          conv.blockedTaps!.block(0, kernelSize: conv.kernelSize), conv.bias,
+                                          conv.kernelSize, conv.stride, padding.top, padding.left, output.data,
+                                          output.height, output.width,
+                                          evenPart(task, of: groups, splitting: ChannelBlocks.blocks(channels: conv.outChannels)),
+                                          activation, scratch[worker])
         }
     }
 }

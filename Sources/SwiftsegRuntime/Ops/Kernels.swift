@@ -62,6 +62,15 @@ struct Kernels: Sendable {
                                             _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int,
                                             _ rows: Range<Int>, _ activation: KernelEpilogue.Activation,
                                             _ scratch: UnsafeMutablePointer<Float>) -> Void
+    /// Channel blocks of a depthwise conv on a small channel-blocked map, each through one zero-padded tile
+    /// (BlockedKernels.depthwiseTiles).
+    typealias BlockedDepthwiseTiles = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
+                                                 _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                                 _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int,
+                                                 _ output: UnsafeMutablePointer<Float>, _ outHeight: Int,
+                                                 _ outWidth: Int, _ blocks: Range<Int>,
+                                                 _ activation: KernelEpilogue.Activation,
+                                                 _ scratch: UnsafeMutablePointer<Float>) -> Void
     /// An inverted bottleneck's expansion and depthwise conv at once on channel-blocked maps, for a range of
     /// expanded channel blocks and output rows (BlockedKernels.expandDepthwise).
     typealias BlockedExpandDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int,
@@ -110,6 +119,7 @@ struct Kernels: Sendable {
     let depthwiseBlock: DepthwiseBlock
     /// The channel-blocked kernels (a classifier's small maps).
     let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise, blockedConv: BlockedConv
+    let blockedDepthwiseTiles: BlockedDepthwiseTiles
     let blockedExpandDepthwise: BlockedExpandDepthwise
     let toBlocked: Reblock, fromBlocked: Reblock
     /// One output row of the 2×2 max-pool.
@@ -135,6 +145,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernels.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernels.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernels.BlockedKernels.conv,
+        blockedDepthwiseTiles: SwiftsegKernels.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernels.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernels.BlockedKernels.block,
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
@@ -157,6 +168,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernelsAVX2.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX2.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernelsAVX2.BlockedKernels.conv,
+        blockedDepthwiseTiles: SwiftsegKernelsAVX2.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernelsAVX2.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernelsAVX2.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
@@ -179,6 +191,7 @@ struct Kernels: Sendable {
         blockedPointwise: SwiftsegKernelsAVX512.BlockedKernels.pointwise,
         blockedDepthwise: SwiftsegKernelsAVX512.BlockedKernels.depthwise,
         blockedConv: SwiftsegKernelsAVX512.BlockedKernels.conv,
+        blockedDepthwiseTiles: SwiftsegKernelsAVX512.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernelsAVX512.BlockedKernels.expandDepthwise,
         toBlocked: SwiftsegKernelsAVX512.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
