@@ -38,16 +38,18 @@ public enum BlockedKernels {
     /// `input` is read `inChannels` lanes deep (any count) and ``slackFloats`` past its end.
     @inline(never)
     public static func pointwise(input: UnsafePointer<Float>, pixels hw: Int, inChannels k: Int,
-                                 weight: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                 weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outChannels: Int,
                                  output: UnsafeMutablePointer<Float>, blocks: Range<Int>, pixels range: Range<Int>,
                                  epilogue: KernelEpilogue) {
+        // a last block of at most 8 channels (24 and 40 outputs) summed 8 lanes wide
+        let half = blocks.upperBound == Self.blocks(channels: outChannels) && (1...width / 2).contains(outChannels % width)
         switch (epilogue.activation, epilogue.residual != nil) {
-        case (.none, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, NoResidual.self)
-        case (.none, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, WithResidual.self)
-        case (.relu, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, NoResidual.self)
-        case (.relu, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, WithResidual.self)
-        case (.relu6, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, NoResidual.self)
-        case (.relu6, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, WithResidual.self)
+        case (.none, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, NoResidual.self, halfLast: half)
+        case (.none, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, WithResidual.self, halfLast: half)
+        case (.relu, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, NoResidual.self, halfLast: half)
+        case (.relu, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, WithResidual.self, halfLast: half)
+        case (.relu6, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, NoResidual.self, halfLast: half)
+        case (.relu6, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, WithResidual.self, halfLast: half)
         }
     }
 
@@ -56,7 +58,7 @@ public enum BlockedKernels {
     static func pointwiseBody<A: VectorActivation, R: ResidualChoice>(
         _ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
         _ output: UnsafeMutablePointer<Float>, _ outPlane: Int, _ blocks: Range<Int>, _ range: Range<Int>,
-        _ epilogue: KernelEpilogue, _: A.Type, _: R.Type
+        _ epilogue: KernelEpilogue, _: A.Type, _: R.Type, halfLast: Bool = false
     ) {
         let residual = epilogue.residual ?? UnsafePointer(output)
         var b = blocks.lowerBound
@@ -64,7 +66,8 @@ public enum BlockedKernels {
         // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
         // two or three multiply-adds (the GEMM's 8 × 32); 7 pixels where that leaves fewer lanes unused (a 7×7
         // map's 49 pixels: 56 lanes of work in groups of 8, 49 in groups of 7)
-        @inline(__always) func group<G: BlockGroup, P: PixelGroup>(_ g: G.Type, _: P.Type, _ b: Int) {
+        @inline(__always) func group<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes>(
+            _ g: G.Type, _: P.Type, _: B.Type, _: C.Type, _ b: Int) {
             let w = weight + b * width * k, bias = bias + b * width
             let out = output + b * outPlane * width, res = residual + b * outPlane * width
             var c0 = 0
@@ -72,7 +75,7 @@ public enum BlockedKernels {
                 let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
                 var p0 = range.lowerBound
                 while p0 < range.upperBound {
-                    pointwiseGroup(g, P.self, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width,
+                    pointwiseGroup(g, P.self, B.self, C.self, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width,
                                    res + p0 * width, Swift.min(P.count, range.upperBound - p0), first: c0 == 0,
                                    last: c1 == k, A.self, R.self)
                     p0 += P.count
@@ -82,12 +85,16 @@ public enum BlockedKernels {
         }
         let sevens = (range.count + 6) / 7 * 7 < (range.count + 7) / 8 * 8
         while b + 2 <= blocks.upperBound {
-            let three = blocks.upperBound - b == 3
-            switch (three, sevens) {
-            case (false, false): group(TwoBlocks.self, EightPixels.self, b)
-            case (false, true): group(TwoBlocks.self, SevenPixels.self, b)
-            case (true, false): group(ThreeBlocks.self, EightPixels.self, b)
-            case (true, true): group(ThreeBlocks.self, SevenPixels.self, b)
+            let three = blocks.upperBound - b == 3, half = halfLast && b + (three ? 3 : 2) == blocks.upperBound
+            switch (three, sevens, half) {
+            case (false, false, false): group(TwoBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, b)
+            case (false, true, false): group(TwoBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, b)
+            case (true, false, false): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, b)
+            case (true, true, false): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, b)
+            case (false, false, true): group(TwoBlocks.self, EightPixels.self, LowLanes.self, AllLanes.self, b)
+            case (false, true, true): group(TwoBlocks.self, SevenPixels.self, LowLanes.self, AllLanes.self, b)
+            case (true, false, true): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, LowLanes.self, b)
+            case (true, true, true): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, LowLanes.self, b)
             }
             b += three ? 3 : 2
         }
@@ -166,33 +173,36 @@ public enum BlockedKernels {
     /// specialisation has no test in its loop): weights `w`, `w + 16k`, `w + 32k`; outputs and residual `hw · 16` floats apart; 16 or
     /// 24 sums, each broadcast feeding one multiply-add per block.
     @inline(__always)
-    static func pointwiseGroup<G: BlockGroup, P: PixelGroup, A: VectorActivation, R: ResidualChoice>(
-        _: G.Type, _: P.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>,
-        _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>,
-        _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
+    static func pointwiseGroup<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes, A: VectorActivation, R: ResidualChoice>(
+        _: G.Type, _: P.Type, _: B.Type, _: C.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int,
+        _ kStride: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
+        _ residual: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
     ) {
         let plane = outPlane * width, three = G.three
         @inline(__always) func start(_ i: Int, _ block: Int) -> Vector {
             first || i >= count || (block == 2 && !three) ? Vector(repeating: 0) : SIMDKernels.load(out + block * plane + i * width)
         }
+        @inline(__always) func start<L: BlockLanes>(_: L.Type, _ i: Int, _ block: Int) -> L.Sums {
+            first || i >= count || (block == 2 && !three) ? L.Sums(repeating: 0) : L.load(out + block * plane + i * width)
+        }
         var a0 = start(0, 0), a1 = start(1, 0), a2 = start(2, 0), a3 = start(3, 0)
         var a4 = start(4, 0), a5 = start(5, 0), a6 = start(6, 0), a7 = start(7, 0)
-        var b0 = start(0, 1), b1 = start(1, 1), b2 = start(2, 1), b3 = start(3, 1)
-        var b4 = start(4, 1), b5 = start(5, 1), b6 = start(6, 1), b7 = start(7, 1)
-        var c0 = start(0, 2), c1 = start(1, 2), c2 = start(2, 2), c3 = start(3, 2)
-        var c4 = start(4, 2), c5 = start(5, 2), c6 = start(6, 2), c7 = start(7, 2)
+        var b0 = start(B.self, 0, 1), b1 = start(B.self, 1, 1), b2 = start(B.self, 2, 1), b3 = start(B.self, 3, 1)
+        var b4 = start(B.self, 4, 1), b5 = start(B.self, 5, 1), b6 = start(B.self, 6, 1), b7 = start(B.self, 7, 1)
+        var c0 = start(C.self, 0, 2), c1 = start(C.self, 1, 2), c2 = start(C.self, 2, 2), c3 = start(C.self, 3, 2)
+        var c4 = start(C.self, 4, 2), c5 = start(C.self, 5, 2), c6 = start(C.self, 6, 2), c7 = start(C.self, 7, 2)
         let blockWeights = width * kStride
         var p = w
         for c16 in 0..<blocks(channels: k) {
             let xb = x + c16 &* hw &* width
             for l in 0..<Swift.min(width, k &- c16 &* width) {
-                let u = SIMDKernels.load(p), v = SIMDKernels.load(p + blockWeights)
-                let z = three ? SIMDKernels.load(p + 2 &* blockWeights) : Vector(repeating: 0)
-                @inline(__always) func step(_ i: Int, _ a: inout Vector, _ b: inout Vector, _ c: inout Vector) {
+                let u = SIMDKernels.load(p), v = B.load(p + blockWeights)
+                let z = three ? C.load(p + 2 &* blockWeights) : C.Sums(repeating: 0)
+                @inline(__always) func step(_ i: Int, _ a: inout Vector, _ b: inout B.Sums, _ c: inout C.Sums) {
                     let t = Vector(repeating: xb[i &* width &+ l])
                     a = SIMDKernels.multiplyAdd(t, u, a)
-                    b = SIMDKernels.multiplyAdd(t, v, b)
-                    if three { c = SIMDKernels.multiplyAdd(t, z, c) }
+                    b = SIMDKernels.multiplyAdd(B.narrow(t), v, b)
+                    if three { c = SIMDKernels.multiplyAdd(C.narrow(t), z, c) }
                 }
                 step(0, &a0, &b0, &c0); step(1, &a1, &b1, &c1); step(2, &a2, &b2, &c2); step(3, &a3, &b3, &c3)
                 step(4, &a4, &b4, &c4); step(5, &a5, &b5, &c5); step(6, &a6, &b6, &c6)
@@ -208,11 +218,11 @@ public enum BlockedKernels {
             let activated = A.apply(s + b)
             SIMDKernels.store(R.adds ? activated + SIMDKernels.load(residual + block * plane + i * width) : activated, o)
         }
-        @inline(__always) func put(_ a: Vector, _ b: Vector, _ c: Vector, _ i: Int) {
+        @inline(__always) func put(_ a: Vector, _ b: B.Sums, _ c: C.Sums, _ i: Int) {
             guard i < count else { return }
             put(a, bias0, i, 0)
-            put(b, bias1, i, 1)
-            if three { put(c, bias2, i, 2) }
+            put(B.widen(b), bias1, i, 1)
+            if three { put(C.widen(c), bias2, i, 2) }
         }
         put(a0, b0, c0, 0); put(a1, b1, c1, 1); put(a2, b2, c2, 2); put(a3, b3, c3, 3)
         put(a4, b4, c4, 4); put(a5, b5, c5, 5); put(a6, b6, c6, 6); put(a7, b7, c7, 7)
@@ -223,6 +233,30 @@ public enum BlockedKernels {
 protocol BlockGroup { static var three: Bool { get } }
 enum TwoBlocks: BlockGroup { static var three: Bool { false } }
 enum ThreeBlocks: BlockGroup { static var three: Bool { true } }
+/// The lanes ``BlockedKernels/pointwiseGroup`` sums for its second or third block: all 16, or the low 8 of a
+/// last block with no more real channels (24 and 40 outputs), 8-lane multiply-adds, which the AVX-512 units of
+/// a Zen 4 (two 256-bit halves a 16-lane one) run twice as fast. The high lanes are stored as zeros. The same
+/// multiply-adds on each real lane: the same bytes.
+protocol BlockLanes {
+    associatedtype Sums: SIMD where Sums.Scalar == Float
+    static func load(_ p: UnsafePointer<Float>) -> Sums
+    static func narrow(_ v: SIMDKernels.Vector) -> Sums
+    static func widen(_ s: Sums) -> SIMDKernels.Vector
+}
+enum AllLanes: BlockLanes {
+    @inline(__always) static func load(_ p: UnsafePointer<Float>) -> SIMDKernels.Vector { SIMDKernels.load(p) }
+    @inline(__always) static func narrow(_ v: SIMDKernels.Vector) -> SIMDKernels.Vector { v }
+    @inline(__always) static func widen(_ s: SIMDKernels.Vector) -> SIMDKernels.Vector { s }
+}
+enum LowLanes: BlockLanes {
+    @inline(__always) static func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+        UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+    @inline(__always) static func narrow(_ v: SIMDKernels.Vector) -> SIMD8<Float> { v.lowHalf }
+    @inline(__always) static func widen(_ s: SIMD8<Float>) -> SIMDKernels.Vector {
+        SIMDKernels.Vector(lowHalf: s, highHalf: SIMD8(repeating: 0))
+    }
+}
 /// How many pixels ``BlockedKernels/pointwiseGroup`` sums at once.
 protocol PixelGroup { static var count: Int { get } }
 enum EightPixels: PixelGroup { static var count: Int { 8 } }

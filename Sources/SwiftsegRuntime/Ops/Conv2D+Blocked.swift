@@ -211,7 +211,8 @@ extension Conv2D {
             case .blocks(let tasks):
                 (blocks, pixels) = (evenPart(task, of: tasks, splitting: all), 0..<hw)
             }
-            kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, output.data, blocks, pixels, epilogue)
+            kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, conv.outChannels, output.data, blocks,
+                                     pixels, epilogue)
         }
     }
 
