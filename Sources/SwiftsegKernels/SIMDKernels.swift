@@ -182,19 +182,6 @@ public enum SIMDKernels {
         while i < count { y[i] += alpha * x[i]; i += 1 }
     }
 
-    /// Σ p[i], in vector lanes then across them (a different order from a scalar loop: float rounding differs).
-    @inlinable public static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float {
-        var acc = Vector(repeating: 0)
-        var i = 0
-        while i + width <= count {
-            acc += load(p + i)
-            i += width
-        }
-        var total = acc.sum()
-        while i < count { total += p[i]; i += 1 }
-        return total
-    }
-
     /// Σ a[i] · b[i], in four vector accumulators (independent chains), then across them: a linear layer's row.
     @inlinable public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
         var s0 = Vector(repeating: 0), s1 = s0, s2 = s0, s3 = s0

@@ -458,6 +458,20 @@ final class ChannelBlockedTests: XCTestCase {
     /// to 7×7 (the wide ones split by pixels or bands of rows), channel counts that leave a padded last block
     /// (24, 40) in and out, three output blocks, a map of 1 pixel and odd ones (49 and 28 pixels: groups of 7), strides 1 and 2, 3×3 and 5×5, TF "SAME", every
     /// epilogue the blocks use, every kernel build, one and two threads.
+    /// Global average pooling straight from a blocked map gives the planar pooling's bytes: a classifier's head
+    /// map, a last block of 8 channels, one pixel, a map wider than a vector.
+    func testBlockedGlobalAveragePoolGivesThePlanarBytes() {
+        for (trial, (c, h, w)) in [(1280, 7, 7), (40, 7, 7), (16, 1, 1), (24, 5, 19)].enumerated() {
+            let x = randomTensor(channels: c, height: h, width: w, seed: UInt64(5800 + trial))
+            let planarMean = Tensor(channels: c, height: 1, width: 1), blockedMean = Tensor(channels: c, height: 1, width: 1)
+            GlobalAveragePool.forward(x.view, into: planarMean.view)
+            let bx = blocked(x, context: ExecutionContext())
+            GlobalAveragePool.forward(blocked: view(bx, like: x.view), into: blockedMean.view)
+            withExtendedLifetime(bx) {}
+            XCTAssertEqual(blockedMean.values.map(\.bitPattern), planarMean.values.map(\.bitPattern), "\(c)×\(h)×\(w)")
+        }
+    }
+
     /// A 1×1 conv whose last channel block has at most 8 real channels (24 and 40 outputs; in the AVX-512 build
     /// summed 8 lanes wide) gives the planar packed GEMM's bytes and writes zeros into the padded lanes, over an
     /// output that held NaNs: wide maps (split by pixels) and small ones, with and without a residual, each

@@ -151,11 +151,8 @@ public struct InvertedBottleneckClassifier: Sendable {
         let pooled = TensorView(channels: head.outChannels, height: 1, width: 1, data: filtered)
         context.time("head") {
             if firstBlocked < blocks.count {
-                // the head's map back to planes (into the buffer the last block read), for the planar pooling
                 head.blockedForward(x, into: headMap, epilogue: .relu6, context: context)
-                let planes = TensorView(channels: head.outChannels, height: h, width: w, data: x.data == even ? odd : even)
-                ChannelBlocks.unblock(headMap, into: planes, context: context)
-                GlobalAveragePool.forward(planes, into: pooled)
+                GlobalAveragePool.forward(blocked: headMap, into: pooled)
             } else {
                 head.forward(x, into: headMap, epilogue: .relu6, context: context)
                 GlobalAveragePool.forward(headMap, into: pooled)
