@@ -467,10 +467,10 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
     /// last group of 8 reads past them.
     static func convRowFloats(kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int { (ow + 8) * s + k }
 
-    /// Floats of scratch ``conv`` needs (the caller's buffer need not be aligned): the k input rows of each
-    /// input channel one output row reads, zero-padded, and a pointer per tap.
+    /// Floats of scratch ``conv`` needs (the caller's buffer need not be aligned): a ring of k zero-padded input
+    /// rows for each input channel, a row of zeros, and a pointer per tap.
     public static func convScratchFloats(inChannels c: Int, kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int {
-        c * k * convRowFloats(kernelSize: k, stride: s, outWidth: ow) + 2 * c * k * k + width + 2
+        (c * k + 1) * convRowFloats(kernelSize: k, stride: s, outWidth: ow) + 2 * c * k * k + width + 2
     }
 
     /// Output rows `rows` of a k×k conv at stride `s` (dilation 1, one group) from planes (`inChannels` of
@@ -501,25 +501,38 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                                               _ blocks: Range<Int>, _ outRows: Range<Int>, _: A.Type,
                                               _ scratch: UnsafeMutablePointer<Float>) {
         let rowFloats = convRowFloats(kernelSize: k, stride: s, outWidth: ow), kk = c * k * k
-        let padded = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
+        // input row y of channel ci in ring slot (ci, y mod k): each row copied once, however many output rows
+        // read it (at stride 2, 3×3, one in two twice); the padding columns are zeroed once
+        let ring = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Float.self, capacity: convScratchFloats(inChannels: c, kernelSize: k, stride: s, outWidth: ow))
-        let taps = UnsafeMutableRawPointer(padded + c * k * rowFloats).alignedUp(toMultipleOf: 8)
+        let zeros = ring + c * k * rowFloats
+        let taps = UnsafeMutableRawPointer(zeros + rowFloats).alignedUp(toMultipleOf: 8)
             .bindMemory(to: UnsafePointer<Float>.self, capacity: kk)
         // Padded column x holds input column x − padLeft: these input columns, the rest zero.
         let columns = Swift.max(0, -padLeft)..<Swift.min(w, rowFloats - padLeft)
         let left = padLeft + columns.lowerBound, right = padLeft + columns.upperBound
+        for slot in 0..<(c * k) {
+            (ring + slot * rowFloats).update(repeating: 0, count: left)
+            (ring + slot * rowFloats + right).update(repeating: 0, count: rowFloats - right)
+        }
+        zeros.update(repeating: 0, count: rowFloats)
+        var loaded = Int.min   // the last input row copied into the ring (rows only move forward)
         for oy in outRows {
+            let first = oy * s - padTop   // input row of tap row 0
+            var y = Swift.max(first, loaded + 1, 0)
+            while y < Swift.min(first + k, h) {
+                for ci in 0..<c {
+                    (ring + (ci * k + y % k) * rowFloats + left).update(from: input + (ci * h + y) * w + columns.lowerBound,
+                                                                         count: columns.count)
+                }
+                loaded = y
+                y += 1
+            }
             for ci in 0..<c {
                 for ky in 0..<k {
-                    let row = padded + (ci * k + ky) * rowFloats, y = oy * s + ky - padTop
-                    if y < 0 || y >= h {
-                        row.update(repeating: 0, count: rowFloats)
-                    } else {
-                        row.update(repeating: 0, count: left)
-                        (row + left).update(from: input + (ci * h + y) * w + columns.lowerBound, count: columns.count)
-                        (row + right).update(repeating: 0, count: rowFloats - right)
-                    }
-                    for kx in 0..<k { taps[(ci * k + ky) * k + kx] = UnsafePointer(row + kx) }
+                    let y = first + ky
+                    let row = y < 0 || y >= h ? UnsafePointer(zeros) : UnsafePointer(ring + (ci * k + y % k) * rowFloats)
+                    for kx in 0..<k { taps[(ci * k + ky) * k + kx] = row + kx }
                 }
             }
             let out = output + oy * ow * width
