@@ -425,6 +425,58 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                                        padLeft: Int, output: UnsafeMutablePointer<Float>, outHeight oh: Int,
                                        outWidth ow: Int, blocks: Range<Int>, rows: Range<Int>,
                                        scratch: UnsafeMutablePointer<Float>) {
+        let b0 = blocks.lowerBound, ohw = oh * ow
+        expandDepthwiseRows(input, cin, h, w, expandWeight, expandBias, taps, bias, k, s, padTop, padLeft, ow, blocks,
+                            rows, scratch, filtered: { j, oy in output + ((b0 + j) * ohw + oy * ow) * width }, then: { _ in })
+    }
+
+    /// Floats of scratch ``expandDepthwiseProject`` needs: ``expandDepthwiseScratchFloats(blocks:kernelSize:stride:outWidth:)``
+    /// for all `blocks`, and one filtered row of them (read ``slackFloats`` past its end).
+    public static func expandDepthwiseProjectScratchFloats(blocks n: Int, kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int {
+        expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow) + n * ow * width + slackFloats + width
+    }
+
+    /// ``expandDepthwise`` for every expanded block, and then the block's linear 1×1 projection (+ `residual`,
+    /// blocked like `output`, if any) of each filtered row as soon as it is made, into `output` (blocked, the
+    /// projection's `outHeight × outWidth` map): so the filtered map (EfficientNet's 144 × 56×56, 1.8 MB, past
+    /// L2) is never written out and read back either. `projectWeight`, `projectBias`: the projection's packing
+    /// as for ``pointwise`` (`projectBlocks` output blocks, `projectChannels` real ones). The same sums as the
+    /// three convs one after the other: the same bytes.
+    @inline(never)
+    public static func expandDepthwiseProject(input: UnsafePointer<Float>, inChannels cin: Int, height h: Int, width w: Int,
+                                              expandWeight: UnsafePointer<Float>, expandBias: UnsafePointer<Float>,
+                                              expandedBlocks n: Int, taps: UnsafePointer<Float>, bias: UnsafePointer<Float>,
+                                              kernelSize k: Int, stride s: Int, padTop: Int, padLeft: Int,
+                                              projectWeight: UnsafePointer<Float>, projectBias: UnsafePointer<Float>,
+                                              projectChannels: Int, residual: UnsafePointer<Float>?,
+                                              output: UnsafeMutablePointer<Float>, outHeight oh: Int, outWidth ow: Int,
+                                              rows: Range<Int>, scratch: UnsafeMutablePointer<Float>) {
+        let ringsFloats = expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow)
+        let filtered = UnsafeMutableRawPointer(scratch + ringsFloats).alignedUp(toMultipleOf: 64)
+            .bindMemory(to: Float.self, capacity: n * ow * width + slackFloats)
+        let projectBlocks = Self.blocks(channels: projectChannels)
+        let half = (1...width / 2).contains(projectChannels % width)
+        @inline(__always) func run<R: ResidualChoice>(_: R.Type) {
+            expandDepthwiseRows(input, cin, h, w, expandWeight, expandBias, taps, bias, k, s, padTop, padLeft, ow, 0..<n,
+                                rows, scratch, filtered: { j, _ in filtered + j * ow * width }, then: { oy in
+                let offset = oy * ow * width
+                pointwiseBody(filtered, ow, n * width, projectWeight, projectBias, output + offset, oh * ow,
+                              0..<projectBlocks, 0..<ow, KernelEpilogue(activation: .none, residual: residual.map { $0 + offset }),
+                              Identity.self, R.self, halfLast: half)
+            })
+        }
+        if residual != nil { run(WithResidual.self) } else { run(NoResidual.self) }
+    }
+
+    /// The rings of ``expandDepthwise``: each expanded row made into them once, each output row of blocks
+    /// `blocks` filtered into `filtered(j, oy)` (block `blocks.lowerBound + j`), then `then(oy)`.
+    @inline(__always)
+    static func expandDepthwiseRows(_ input: UnsafePointer<Float>, _ cin: Int, _ h: Int, _ w: Int,
+                                    _ expandWeight: UnsafePointer<Float>, _ expandBias: UnsafePointer<Float>,
+                                    _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ k: Int, _ s: Int,
+                                    _ padTop: Int, _ padLeft: Int, _ ow: Int, _ blocks: Range<Int>, _ rows: Range<Int>,
+                                    _ scratch: UnsafeMutablePointer<Float>,
+                                    filtered: (_ j: Int, _ oy: Int) -> UnsafeMutablePointer<Float>, then: (_ oy: Int) -> Void) {
         let tileWidth = (ow - 1) * s + k, rowFloats = tileWidth * width, ringFloats = (k + 1) * rowFloats, n = blocks.count
         let rings = UnsafeMutableRawPointer(scratch).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Float.self, capacity: expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow))
@@ -440,7 +492,7 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
             }
             (ring + k * rowFloats).update(repeating: 0, count: rowFloats)
         }
-        let b0 = blocks.lowerBound, ohw = oh * ow
+        let b0 = blocks.lowerBound
         var loaded = Int.min   // the last input row expanded into the rings (rows only move forward)
         for oy in rows {
             let first = oy * s - padTop
@@ -455,9 +507,9 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
             for j in 0..<n {
                 let ring = rings + j * ringFloats
                 depthwiseRow(ring, ring + k * rowFloats, rowFloats, first, h, k, s, taps + (b0 + j) * k * k * width,
-                             SIMDKernels.load(bias + (b0 + j) * width), ow, output + ((b0 + j) * ohw + oy * ow) * width,
-                             pointers, ReLU6.self)
+                             SIMDKernels.load(bias + (b0 + j) * width), ow, filtered(j, oy), pointers, ReLU6.self)
             }
+            then(oy)
         }
     }
 

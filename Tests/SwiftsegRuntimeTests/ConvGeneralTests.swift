@@ -414,6 +414,54 @@ final class ChannelBlockedTests: XCTestCase {
         }
     }
 
+    /// An inverted bottleneck on a wide map as one op (expansion into the depthwise ring, each filtered row
+    /// projected at once) gives the bytes of the fused expansion + depthwise conv followed by the projection:
+    /// with a residual (stride 1, in = out) and without, strides 1 and 2, 3×3 and 5×5, 24 and 40 outputs (a
+    /// half last block), odd sizes, one and two threads, every kernel build.
+    func testExpandDepthwiseProjectGivesTheSeparateBytes() {
+        let shapes = [(24, 144, 3, 1, 56, 56, 24), (16, 96, 3, 2, 30, 32, 24), (40, 240, 5, 1, 28, 28, 40),
+                      (24, 144, 5, 2, 21, 19, 40), (32, 64, 3, 1, 17, 30, 32)]
+        for (trial, (cin, mid, k, stride, h, w, cout)) in shapes.enumerated() {
+            func tensor(_ c: Int, _ hh: Int, _ ww: Int, _ seed: Int) -> Tensor { randomTensor(channels: c, height: hh, width: ww, seed: UInt64(seed + trial)) }
+            let ew = tensor(mid, cin, 1, 5900), eb = tensor(1, 1, mid, 5950), dw = tensor(mid, 1, k * k, 6000)
+            let db = tensor(1, 1, mid, 6050), pw = tensor(cout, mid, 1, 6100), pb = tensor(1, 1, cout, 6150)
+            let expand = Conv2D(outChannels: mid, inChannels: cin, kernelSize: 1, weight: ew.data, bias: eb.data,
+                                prepareFastKernels: true)
+            let depthwise = Conv2D(outChannels: mid, inChannels: mid, kernelSize: k, stride: stride, padding: .same,
+                                   groups: mid, weight: dw.data, bias: db.data)
+            let project = Conv2D(outChannels: cout, inChannels: mid, kernelSize: 1, weight: pw.data, bias: pb.data,
+                                 prepareFastKernels: true)
+            guard Conv2D.fusesBlocked(expand: expand, depthwise: depthwise, project: project) else {
+                XCTAssertEqual(KernelISA.best, .baseline); return
+            }
+            let x = tensor(cin, h, w, 6200)
+            let size = depthwise.outputSize(height: h, width: w)
+            let hasResidual = stride == 1 && cin == cout
+            let midView = TensorView(channels: mid, height: size.height, width: size.width, data: x.data)
+            let outView = TensorView(channels: cout, height: size.height, width: size.width, data: x.data)
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let bx = blocked(x, context: context)
+                    let filtered = Tensor(shape: [ChannelBlocks.floats(channels: mid, height: size.height, width: size.width)])
+                    let separate = Tensor(shape: [ChannelBlocks.floats(channels: cout, height: size.height, width: size.width)])
+                    let fused = Tensor(shape: [ChannelBlocks.floats(channels: cout, height: size.height, width: size.width)])
+                    let input = view(bx, like: x.view)
+                    Conv2D.blockedExpandDepthwise(expand: expand, depthwise: depthwise, input, into: view(filtered, like: midView),
+                                                  context: context)
+                    project.blockedForward(view(filtered, like: midView), into: view(separate, like: outView),
+                                           epilogue: hasResidual ? Epilogue.none.adding(input) : .none, context: context)
+                    Conv2D.blockedExpandDepthwiseProject(expand: expand, depthwise: depthwise, project: project, input,
+                                                         residual: hasResidual ? input : nil,
+                                                         into: view(fused, like: outView), context: context)
+                    let n = ChannelBlocks.paddedChannels(cout) * size.height * size.width
+                    XCTAssertEqual(differingElements(Array(fused.values[0..<n]), Array(separate.values[0..<n])), 0,
+                                   "\(cin)→\(mid)→\(cout) k \(k) s \(stride) \(h)×\(w) \(threads) threads \(isa)")
+                    withExtendedLifetime((bx, filtered)) {}
+                }
+            }
+        }
+    }
+
     /// A strided conv from planes into the layout (a classifier's stem) against the planar reference: the 3→32
     /// 3×3 stride-2 stem at 224 (TF "SAME") and odd sizes, explicit padding, 5×5, stride 3, a padded last block
     /// (20 outputs), every kernel build, one and two threads; and the im2col GEMM's bytes in the FMA builds.

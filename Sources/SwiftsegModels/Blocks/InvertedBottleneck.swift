@@ -52,6 +52,12 @@ public struct InvertedBottleneck: Sendable {
             // Wide maps: the expanded map (up to 4.8 MB, past L2) made a row at a time into the depthwise conv's
             // ring, never written out. Small maps keep the two convs: their expanded maps stay in L2, and a
             // row of 7 or 14 pixels would stream the 1×1's weights (up to 0.9 MB) once per row.
+            if Conv2D.fusesBlocked(expand: expand, depthwise: depthwise, project: project) {
+                // and each filtered row projected at once: the filtered map is not written out either
+                Conv2D.blockedExpandDepthwiseProject(expand: expand, depthwise: depthwise, project: project, x,
+                                                     residual: hasResidual ? x : nil, into: out, context: context)
+                return
+            }
             Conv2D.blockedExpandDepthwise(expand: expand, depthwise: depthwise, x, into: filtered, context: context)
             project.blockedForward(filtered, into: out, epilogue: hasResidual ? Epilogue.none.adding(x) : .none,
                                    context: context)

@@ -188,6 +188,71 @@ extension Conv2D {
         }
     }
 
+    /// Whether ``blockedExpandDepthwiseProject(expand:depthwise:project:_:residual:into:context:)`` runs these
+    /// three: ``fusesBlocked(expand:depthwise:)``, then a 1×1 projection with packed weights on its channels.
+    public static func fusesBlocked(expand: Conv2D, depthwise: Conv2D, project: Conv2D) -> Bool {
+        fusesBlocked(expand: expand, depthwise: depthwise) && project.supportsPointwise
+            && project.inChannels == depthwise.outChannels
+    }
+
+    /// An inverted bottleneck on a wide map at once: its expansion + ReLU6 made a row at a time into the
+    /// depthwise conv's ring, as ``blockedExpandDepthwise(expand:depthwise:_:into:context:)``, and each filtered
+    /// row projected (+ `residual`, blocked like `output`) as soon as it is made
+    /// (BlockedKernels.expandDepthwiseProject): neither the expanded nor the filtered map (EfficientNet's 144 ×
+    /// 56×56: 1.8 MB, past L2) is written out. The same bytes as the three convs. Bands of output rows over the
+    /// workers, two a worker, each with every channel (a projection needs them all; a band re-makes the k − s
+    /// expanded rows it shares with the one above).
+    ///
+    /// ```swift
+    /// Conv2D.blockedExpandDepthwiseProject(expand: e, depthwise: d, project: p, x, residual: x, into: y, context: ctx)
+    /// ```
+    public static func blockedExpandDepthwiseProject(expand: Conv2D, depthwise: Conv2D, project: Conv2D,
+                                                     _ input: TensorView, residual: TensorView?,
+                                                     into output: TensorView, context: ExecutionContext) {
+        precondition(fusesBlocked(expand: expand, depthwise: depthwise, project: project),
+                     "an expansion into a blocked depthwise conv and a 1×1")
+        let size = depthwise.outputSize(height: input.height, width: input.width)
+        precondition(input.channels == expand.inChannels && output.channels == project.outChannels
+                     && output.height == size.height && output.width == size.width, "fused block shapes")
+        if let residual { precondition(residual.count == output.count, "the residual is shaped like the output") }
+        let expandPacked = expand.pointwise!.blockedPacking(bias: expand.bias)
+        let projectPacked = project.pointwise!.blockedPacking(bias: project.bias)
+        let pad = depthwise.resolvedPadding(height: input.height, width: input.width)
+        let blocks = ChannelBlocks.blocks(channels: depthwise.outChannels), kernels = context.kernels
+        let scratch = context.scratch(floats: BlockedKernels.expandDepthwiseProjectScratchFloats(
+            blocks: blocks, kernelSize: depthwise.kernelSize, stride: depthwise.stride, outWidth: output.width))
+        context.timeOp("conv expand+depthwise+project blocked") {
+            context.withWorkers { workers in
+                let bands = min(output.height, workers == 1 ? 1 : 2 * workers)
+                parallelFor(count: bands, threads: workers, BlockedExpandDepthwiseProjectTasks(
+                    expand: expand, depthwise: depthwise, project: project, input: input, residual: residual,
+                    output: output, expandWeight: expandPacked.weight, expandBias: expandPacked.bias,
+                    projectWeight: projectPacked.weight, projectBias: projectPacked.bias, padding: pad, bands: bands,
+                    kernels: kernels, scratch: scratch))
+            }
+        }
+    }
+
+    struct BlockedExpandDepthwiseProjectTasks: ParallelTasks {
+        let expand: Conv2D, depthwise: Conv2D, project: Conv2D
+        let input: TensorView, residual: TensorView?, output: TensorView
+        let expandWeight: UnsafePointer<Float>, expandBias: UnsafePointer<Float>
+        let projectWeight: UnsafePointer<Float>, projectBias: UnsafePointer<Float>
+        let padding: (top: Int, left: Int, bottom: Int, right: Int)
+        let bands: Int
+        let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
+
+        func run(_ band: Int, worker: Int) {
+            kernels.blockedExpandDepthwiseProject(
+                input.data, input.channels, input.height, input.width, expandWeight, expandBias,
+                ChannelBlocks.blocks(channels: depthwise.outChannels), depthwise.blockedTaps!.block(0, kernelSize: depthwise.kernelSize),
+                depthwise.bias, depthwise.kernelSize, depthwise.stride, padding.top, padding.left, projectWeight,
+                projectBias, project.outChannels, residual.map { UnsafePointer($0.data) }, output.data, output.height,
+                output.width, evenPart(band, of: bands, splitting: output.height), scratch[worker])
+        }
+    }
+
     /// Maps of at least this many pixels split their work by pixels (1×1) or rows (depthwise) as well as by
     /// channel blocks: EfficientNet's 28×28 and wider.
     static let blockedSplitPixels = 512

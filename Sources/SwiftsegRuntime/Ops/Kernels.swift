@@ -80,6 +80,15 @@ struct Kernels: Sendable {
                                                   _ padTop: Int, _ padLeft: Int, _ output: UnsafeMutablePointer<Float>,
                                                   _ outHeight: Int, _ outWidth: Int, _ blocks: Range<Int>,
                                                   _ rows: Range<Int>, _ scratch: UnsafeMutablePointer<Float>) -> Void
+    /// An inverted bottleneck's expansion, depthwise conv and projection at once on channel-blocked maps, for a
+    /// range of output rows (BlockedKernels.expandDepthwiseProject).
+    typealias BlockedExpandDepthwiseProject = @Sendable (
+        _ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int, _ width: Int, _ expandWeight: UnsafePointer<Float>,
+        _ expandBias: UnsafePointer<Float>, _ expandedBlocks: Int, _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+        _ kernelSize: Int, _ stride: Int, _ padTop: Int, _ padLeft: Int, _ projectWeight: UnsafePointer<Float>,
+        _ projectBias: UnsafePointer<Float>, _ projectChannels: Int, _ residual: UnsafePointer<Float>?,
+        _ output: UnsafeMutablePointer<Float>, _ outHeight: Int, _ outWidth: Int, _ rows: Range<Int>,
+        _ scratch: UnsafeMutablePointer<Float>) -> Void
     /// Output rows of a strided conv from planes into a channel-blocked map (BlockedKernels.conv).
     typealias BlockedConv = @Sendable (_ input: UnsafePointer<Float>, _ inChannels: Int, _ height: Int, _ width: Int,
                                        _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
@@ -121,6 +130,7 @@ struct Kernels: Sendable {
     let blockedPointwise: BlockedPointwise, blockedDepthwise: BlockedDepthwise, blockedConv: BlockedConv
     let blockedDepthwiseTiles: BlockedDepthwiseTiles
     let blockedExpandDepthwise: BlockedExpandDepthwise
+    let blockedExpandDepthwiseProject: BlockedExpandDepthwiseProject
     let toBlocked: Reblock, fromBlocked: Reblock
     /// One output row of the 2×2 max-pool.
     let maxPool2x2Row: MaxPoolRow
@@ -147,6 +157,7 @@ struct Kernels: Sendable {
         blockedConv: SwiftsegKernels.BlockedKernels.conv,
         blockedDepthwiseTiles: SwiftsegKernels.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernels.BlockedKernels.expandDepthwise,
+        blockedExpandDepthwiseProject: SwiftsegKernels.BlockedKernels.expandDepthwiseProject,
         toBlocked: SwiftsegKernels.BlockedKernels.block,
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
@@ -170,6 +181,7 @@ struct Kernels: Sendable {
         blockedConv: SwiftsegKernelsAVX2.BlockedKernels.conv,
         blockedDepthwiseTiles: SwiftsegKernelsAVX2.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernelsAVX2.BlockedKernels.expandDepthwise,
+        blockedExpandDepthwiseProject: SwiftsegKernelsAVX2.BlockedKernels.expandDepthwiseProject,
         toBlocked: SwiftsegKernelsAVX2.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
@@ -193,6 +205,7 @@ struct Kernels: Sendable {
         blockedConv: SwiftsegKernelsAVX512.BlockedKernels.conv,
         blockedDepthwiseTiles: SwiftsegKernelsAVX512.BlockedKernels.depthwiseTiles,
         blockedExpandDepthwise: SwiftsegKernelsAVX512.BlockedKernels.expandDepthwise,
+        blockedExpandDepthwiseProject: SwiftsegKernelsAVX512.BlockedKernels.expandDepthwiseProject,
         toBlocked: SwiftsegKernelsAVX512.BlockedKernels.block,
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
