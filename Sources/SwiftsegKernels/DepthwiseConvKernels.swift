@@ -382,6 +382,27 @@ public enum DepthwiseConvKernels {
             if k == 3 { run(3) } else { run(5) }
             return
         }
+        if s == 2 && (k == 3 || k == 5) {
+            @inline(__always) func run(_ k: Int) {
+                var x = 0
+                while x < ow {
+                    let count = Swift.min(8, ow - x), out = output + x &* width, offset = x &* step
+                    switch count {
+                    case 8: accumulateHeldStride2(8, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 7: accumulateHeldStride2(7, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 6: accumulateHeldStride2(6, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 5: accumulateHeldStride2(5, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 4: accumulateHeldStride2(4, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 3: accumulateHeldStride2(3, k, rows, tapRows, offset, taps, b, out, A.self)
+                    case 2: accumulateHeldStride2(2, k, rows, tapRows, offset, taps, b, out, A.self)
+                    default: accumulateHeldStride2(1, k, rows, tapRows, offset, taps, b, out, A.self)
+                    }
+                    x += 8
+                }
+            }
+            if k == 3 { run(3) } else { run(5) }
+            return
+        }
         #endif
         var x = 0
         while x < ow {
@@ -473,6 +494,52 @@ public enum DepthwiseConvKernels {
             if k > 3 {
                 column(3, v3, v4, v5, v6, v7, v8, v9, v10)
                 column(4, v4, v5, v6, v7, v8, v9, v10, v11)
+            }
+        }
+        SIMDKernels.store(A.apply(s0), out)
+        if count > 1 { SIMDKernels.store(A.apply(s1), out + width) }
+        if count > 2 { SIMDKernels.store(A.apply(s2), out + 2 * width) }
+        if count > 3 { SIMDKernels.store(A.apply(s3), out + 3 * width) }
+        if count > 4 { SIMDKernels.store(A.apply(s4), out + 4 * width) }
+        if count > 5 { SIMDKernels.store(A.apply(s5), out + 5 * width) }
+        if count > 6 { SIMDKernels.store(A.apply(s6), out + 6 * width) }
+        if count > 7 { SIMDKernels.store(A.apply(s7), out + 7 * width) }
+    }
+
+    /// ``accumulateHeld`` at stride 2: pixel i's tap column kx reads input vector 2i + kx, so a tap row holds
+    /// 2 · (count − 1) + k inputs (up to 19, with 8 sums and a tap: 28 of the 32 registers).
+    @inline(__always)
+    static func accumulateHeldStride2<A: VectorActivation>(_ count: Int, _ k: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
+                                                           _ tapRows: Range<Int>, _ offset: Int, _ taps: UnsafePointer<Float>,
+                                                           _ bias: Vector, _ out: UnsafeMutablePointer<Float>, _: A.Type) {
+        var s0 = bias, s1 = bias, s2 = bias, s3 = bias, s4 = bias, s5 = bias, s6 = bias, s7 = bias
+        let zero = Vector(repeating: 0), inputs = 2 &* (count &- 1) &+ k
+        for ky in tapRows {
+            let p = rows[ky] + offset, tap = taps + ky &* k &* width
+            @inline(__always) func input(_ j: Int) -> Vector { j < inputs ? SIMDKernels.load(p + j &* width) : zero }
+            let v0 = input(0), v1 = input(1), v2 = input(2), v3 = input(3), v4 = input(4), v5 = input(5)
+            let v6 = input(6), v7 = input(7), v8 = input(8), v9 = input(9), v10 = input(10), v11 = input(11)
+            let v12 = input(12), v13 = input(13), v14 = input(14), v15 = input(15), v16 = input(16), v17 = input(17)
+            let v18 = input(18)
+            // tap column kx: sum i += tap · input 2i + kx
+            @inline(__always) func column(_ kx: Int, _ w0: Vector, _ w1: Vector, _ w2: Vector, _ w3: Vector,
+                                          _ w4: Vector, _ w5: Vector, _ w6: Vector, _ w7: Vector) {
+                let t = SIMDKernels.load(tap + kx &* width)
+                s0 = SIMDKernels.multiplyAdd(t, w0, s0)
+                if count > 1 { s1 = SIMDKernels.multiplyAdd(t, w1, s1) }
+                if count > 2 { s2 = SIMDKernels.multiplyAdd(t, w2, s2) }
+                if count > 3 { s3 = SIMDKernels.multiplyAdd(t, w3, s3) }
+                if count > 4 { s4 = SIMDKernels.multiplyAdd(t, w4, s4) }
+                if count > 5 { s5 = SIMDKernels.multiplyAdd(t, w5, s5) }
+                if count > 6 { s6 = SIMDKernels.multiplyAdd(t, w6, s6) }
+                if count > 7 { s7 = SIMDKernels.multiplyAdd(t, w7, s7) }
+            }
+            column(0, v0, v2, v4, v6, v8, v10, v12, v14)
+            column(1, v1, v3, v5, v7, v9, v11, v13, v15)
+            column(2, v2, v4, v6, v8, v10, v12, v14, v16)
+            if k > 3 {
+                column(3, v3, v5, v7, v9, v11, v13, v15, v17)
+                column(4, v4, v6, v8, v10, v12, v14, v16, v18)
             }
         }
         SIMDKernels.store(A.apply(s0), out)
