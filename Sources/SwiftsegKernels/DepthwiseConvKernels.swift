@@ -507,7 +507,9 @@ public enum DepthwiseConvKernels {
     }
 
     /// ``accumulateHeld`` at stride 2: pixel i's tap column kx reads input vector 2i + kx, so a tap row holds
-    /// 2 · (count − 1) + k inputs (up to 19, with 8 sums and a tap: 28 of the 32 registers).
+    /// 2 · (count − 1) + k inputs (up to 19, with 8 sums and a tap: 28 of the 32 registers). A second
+    /// straight-line body rather than one function with the stride as a constant: picking the held inputs by a
+    /// constant index (a switch over them) left them in memory, 30–40× slower.
     @inline(__always)
     static func accumulateHeldStride2<A: VectorActivation>(_ count: Int, _ k: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
                                                            _ tapRows: Range<Int>, _ offset: Int, _ taps: UnsafePointer<Float>,
