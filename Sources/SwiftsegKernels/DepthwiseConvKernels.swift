@@ -448,6 +448,14 @@ public enum DepthwiseConvKernels {
                 p += width
             }
         }
+        storeActivated(count, s0, s1, s2, s3, s4, s5, s6, s7, out, A.self)
+    }
+
+    /// The first `count` of eight pixel sums, activated, into consecutive pixel vectors from `out`.
+    @inline(__always)
+    static func storeActivated<A: VectorActivation>(_ count: Int, _ s0: Vector, _ s1: Vector, _ s2: Vector,
+                                                    _ s3: Vector, _ s4: Vector, _ s5: Vector, _ s6: Vector,
+                                                    _ s7: Vector, _ out: UnsafeMutablePointer<Float>, _: A.Type) {
         SIMDKernels.store(A.apply(s0), out)
         if count > 1 { SIMDKernels.store(A.apply(s1), out + width) }
         if count > 2 { SIMDKernels.store(A.apply(s2), out + 2 * width) }
@@ -496,14 +504,7 @@ public enum DepthwiseConvKernels {
                 column(4, v4, v5, v6, v7, v8, v9, v10, v11)
             }
         }
-        SIMDKernels.store(A.apply(s0), out)
-        if count > 1 { SIMDKernels.store(A.apply(s1), out + width) }
-        if count > 2 { SIMDKernels.store(A.apply(s2), out + 2 * width) }
-        if count > 3 { SIMDKernels.store(A.apply(s3), out + 3 * width) }
-        if count > 4 { SIMDKernels.store(A.apply(s4), out + 4 * width) }
-        if count > 5 { SIMDKernels.store(A.apply(s5), out + 5 * width) }
-        if count > 6 { SIMDKernels.store(A.apply(s6), out + 6 * width) }
-        if count > 7 { SIMDKernels.store(A.apply(s7), out + 7 * width) }
+        storeActivated(count, s0, s1, s2, s3, s4, s5, s6, s7, out, A.self)
     }
 
     /// ``accumulateHeld`` at stride 2: pixel i's tap column kx reads input vector 2i + kx, so a tap row holds
@@ -544,14 +545,7 @@ public enum DepthwiseConvKernels {
                 column(4, v4, v6, v8, v10, v12, v14, v16, v18)
             }
         }
-        SIMDKernels.store(A.apply(s0), out)
-        if count > 1 { SIMDKernels.store(A.apply(s1), out + width) }
-        if count > 2 { SIMDKernels.store(A.apply(s2), out + 2 * width) }
-        if count > 3 { SIMDKernels.store(A.apply(s3), out + 3 * width) }
-        if count > 4 { SIMDKernels.store(A.apply(s4), out + 4 * width) }
-        if count > 5 { SIMDKernels.store(A.apply(s5), out + 5 * width) }
-        if count > 6 { SIMDKernels.store(A.apply(s6), out + 6 * width) }
-        if count > 7 { SIMDKernels.store(A.apply(s7), out + 7 * width) }
+        storeActivated(count, s0, s1, s2, s3, s4, s5, s6, s7, out, A.self)
     }
     #endif
 
