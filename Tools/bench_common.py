@@ -20,12 +20,16 @@ def parse_args(description, extra=()):
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--input", help="a float32 .npy tensor (1x3xSxS) to feed instead of the ramp, as swiftseg-bench --input")
     p.add_argument("--json", action="store_true")
     return p.parse_args()
 
 
-def bench_input(size):
-    """The input swiftseg-bench uses: a fixed ramp in [-1, 1), 1×3×size×size."""
+def bench_input(size, path=None):
+    """The input swiftseg-bench uses: a fixed ramp in [-1, 1), 1×3×size×size, or with --input that file's tensor."""
+    if path:
+        x = np.load(path).astype(np.float32).reshape(1, 3, size, size)
+        return np.ascontiguousarray(x)
     return ((np.arange(3 * size * size) % 251) / 125 - 1).astype(np.float32).reshape(1, 3, size, size)
 
 

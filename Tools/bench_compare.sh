@@ -5,7 +5,10 @@
 # medians and the ratio of swiftseg's median to each peer's.
 #
 #   Tools/bench_compare.sh [--model u2netp|u2net|efficientnet-lite0] [--size S] [--threads 1,2] [--rounds 3] [--iterations 10]
-#                          [--peers ort,mnn,ncnn] [--openvino]
+#                          [--peers ort,mnn,ncnn] [--openvino] [--input FILE.npy]
+#
+# --input feeds every runtime the same preprocessed tensor (e.g. Tests/Fixtures/classify/astronaut.input.npy)
+# instead of the synthetic ramp, for a photo's activations (mostly zeros after ReLU6, unlike the ramp's).
 #
 # Needs the model's ONNX file next to its safetensors (Tools/fetch_weights.sh MODEL --keep-onnx; for
 # efficientnet-lite0, Tools/export_efficientnet_lite_onnx.py). The size defaults to the model's (224 for
@@ -13,7 +16,7 @@
 # ncnn and pnnx (its converter, without torch) are installed into the Tools venv on first use; the ONNX file is
 # converted once for each (NAME.mnn, NAME.ncnn.param/.bin beside it). --openvino needs `pip install openvino`.
 set -euo pipefail
-model=u2netp; sizes=""; threads_list=2; rounds=3; iterations=10; peers=ort,mnn,ncnn
+model=u2netp; sizes=""; threads_list=2; rounds=3; iterations=10; peers=ort,mnn,ncnn; input_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model="$2"; shift 2 ;;
@@ -23,7 +26,8 @@ while [ $# -gt 0 ]; do
     --iterations) iterations="$2"; shift 2 ;;
     --peers) peers="$2"; shift 2 ;;
     --openvino) peers="$peers,openvino"; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --input) input_args=(--input "$2"); shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_compare: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -50,12 +54,12 @@ out="$(mktemp)"; trap 'rm -f "$out"' EXIT
 for size in ${sizes//,/ }; do
   for threads in ${threads_list//,/ }; do
     for round in $(seq "$rounds"); do
-      "$bench" --model "$model" --size "$size" --threads "$threads" --iterations "$iterations" --json \
+      "$bench" --model "$model" --size "$size" --threads "$threads" --iterations "$iterations" "${input_args[@]}" --json \
         | sed "s/^/swiftseg $round /" >> "$out"
       for peer in ${peers//,/ }; do
         # Only the JSON line: MNN prints what the CPU supports on standard output.
         "$PY" "$TOOLS_DIR/bench_$peer.py" --onnx "$onnx" --size "$size" --threads "$threads" \
-          --iterations "$iterations" --json | grep '^{' | sed "s/^/$peer $round /" >> "$out"
+          --iterations "$iterations" "${input_args[@]}" --json | grep '^{' | sed "s/^/$peer $round /" >> "$out"
       done
     done
   done
@@ -89,5 +93,6 @@ first = next(iter(rows.values()))
 runtimes = "; ".join(first[p][0]["runtime"] for p in peers)
 print(f"\nswiftseg: {first['swiftseg'][0]['blas']}, kernels {first['swiftseg'][0].get('isa', '?')}; {runtimes}; "
       f"cpu: {first['swiftseg'][0]['cpu']}; commit {first['swiftseg'][0]['commit']}; "
-      f"{len(first['swiftseg'])} alternating rounds of {first['swiftseg'][0]['iterations']} runs")
+      f"{len(first['swiftseg'])} alternating rounds of {first['swiftseg'][0]['iterations']} runs; "
+      f"input {first['swiftseg'][0].get('input', 'ramp')}")
 PYEOF

@@ -48,7 +48,7 @@ def main():
     import onnx
     first = onnx.load(a.onnx, load_external_data=False).graph.output[0].name  # d0, the fused map
     d0 = interpreter.getSessionOutput(session, first)
-    x = bench_input(a.size)
+    x = bench_input(a.size, a.input)
     host_in = MNN.Tensor(shape, MNN.Halide_Type_Float, x, MNN.Tensor_DimensionType_Caffe)
     host_out = MNN.Tensor(d0.getShape(), MNN.Halide_Type_Float, MNN.Tensor_DimensionType_Caffe)
 

@@ -48,7 +48,7 @@ def main():
         setattr(net.opt, flag, False)
     net.load_param(param)
     net.load_model(weights)
-    x = bench_input(a.size)[0]
+    x = bench_input(a.size, a.input)[0]
 
     def run():
         with net.create_extractor() as ex:

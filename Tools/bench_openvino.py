@@ -22,7 +22,7 @@ def main():
         "INFERENCE_NUM_THREADS": a.threads, "PERFORMANCE_HINT": "LATENCY", "NUM_STREAMS": 1,
         "INFERENCE_PRECISION_HINT": "f32"})
     request = compiled.create_infer_request()
-    x = bench_input(a.size)
+    x = bench_input(a.size, a.input)
     time_and_report(a, lambda: request.infer({0: x}), f"openvino {ov.__version__}")
 
 

@@ -29,7 +29,7 @@ def main():
     opts.log_severity_level = 3
     sess = ort.InferenceSession(model.SerializeToString(), opts, providers=["CPUExecutionProvider"])
     name = sess.get_inputs()[0].name
-    x = bench_input(a.size)
+    x = bench_input(a.size, a.input)
     first_output = [sess.get_outputs()[0].name]
     time_and_report(a, lambda: sess.run(first_output, {name: x}), f"onnxruntime {ort.__version__}")
 

@@ -19,6 +19,11 @@ let help = """
                       sweeps.
       --size          Square input side in pixels (default: the model's, 320 for U²-Net, 224 for
                       EfficientNet-Lite0); a comma list sweeps.
+      --input FILE.npy
+                      Feed this float32 tensor (1×3×S×S or 3×S×S, already preprocessed, e.g.
+                      Tests/Fixtures/classify/astronaut.input.npy) instead of the synthetic ramp in
+                      [-1, 1); its side sets --size. For steps whose time depends on the data (a photo's
+                      activations are mostly zeros after ReLU6; the ramp's are not).
       --threads       Worker threads (default: all cores); a comma list sweeps.
       --cores N       Run every op on at most N cores of a shared budget while the work stays split for
                       --threads, as a server lane does when the other lanes are busy (--threads 2 --cores
@@ -74,7 +79,7 @@ let help = """
       --matting-output PNG
                       With --matting-megapixels: write the scaled photo's cutout there, for
                       `Tools/make_matting_fixtures.py --megapixels N --compare PNG` (parity at that size).
-      --json          One JSON object per configuration (model, size, threads, iterations, median_ms,
+      --json          One JSON object per configuration (model, size, threads, input, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
       -h, --help      Show this help.
@@ -93,6 +98,7 @@ struct Options {
     var encode = false, decode = false
     var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil, mattingPhases = false
     var cores: Int? = nil
+    var input: String? = nil
 }
 
 func die(_ message: String) -> Never {
@@ -138,6 +144,7 @@ func parseOptions(_ args: [String]) -> Options {
                 return isa
             }
         case "--json": o.json = true
+        case "--input": o.input = value()
         case "--soak": o.soak = ints(value(), "--soak")[0]
         case "--jobs": o.jobs = ints(value(), "--jobs")[0]
         case "--concurrent": o.concurrent = ints(value(), "--concurrent")[0]
@@ -237,11 +244,25 @@ if options.gemm {
     runGEMM(options)
     exit(0)
 }
+/// The --input tensor, if any, checked once: 3 channels, square (its side is the run's size).
+let fedInput: Tensor? = options.input.map { path in
+    let t: Tensor
+    do { t = try NPY.read(path: path) } catch { die("\(error)") }
+    let dims = t.shape.count == 4 && t.shape[0] == 1 ? Array(t.shape.dropFirst()) : t.shape
+    guard dims.count == 3, dims[0] == 3, dims[1] == dims[2] else {
+        die("--input \(path): expected a 1×3×S×S or 3×S×S tensor, got \(t.shape.map(String.init).joined(separator: "×"))")
+    }
+    if options.sizesGiven, options.sizes != [dims[1]] {
+        die("--input \(path) is \(dims[1])×\(dims[1]); drop --size or give --size \(dims[1])")
+    }
+    return t
+}
+
 let commit = gitCommit()
 let cpu = CPUFeatures.current.summary
 let blas = BLAS.backend  // loads OpenBLAS (choosing its core type) before anything runs
 if !options.json {
-    print("cpu: \(cpu)\nblas: \(blas)\ncommit: \(commit), policy: \(options.policy.rawValue), iterations: \(options.iterations), warm-up: \(options.warmup)\n")
+    print("cpu: \(cpu)\nblas: \(blas)\ncommit: \(commit), policy: \(options.policy.rawValue), iterations: \(options.iterations), warm-up: \(options.warmup), input: \(options.input ?? "ramp")\n")
     print("| model | size | threads | isa | median ms | min ms | GFLOP/s | plan MB | peak RSS MB |")
     print("|---|---|---|---|---|---|---|---|---|")
 }
@@ -251,13 +272,14 @@ for modelName in options.models {
     let model: any Network
     let winograd = [.auto, .winograd].contains(options.policy)  // the exact paths never read the transformed weights
     do { model = try ModelSource(argument: modelName).load(options: .init(prepareFastKernels: winograd)) } catch { die("\(error)") }
-    for size in options.sizesGiven ? options.sizes : [model.preprocessing.inputSize] {
+    for size in fedInput.map({ [$0.shape[$0.shape.count - 1]] }) ?? (options.sizesGiven ? options.sizes : [model.preprocessing.inputSize]) {
         for threads in options.threads { for isa in options.isas {
             let budget = options.cores.map { CoreBudget(cores: $0) }
             let context = ExecutionContext(threads: threads, policy: options.policy, coreBudget: budget)
             context.isa = isa
             let input = Tensor(channels: 3, height: size, width: size)
-            for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 }
+            if let fedInput { input.data.update(from: fedInput.data, count: input.count) }
+            else { for i in 0..<input.count { input.data[i] = Float(i % 251) / 125 - 1 } }
             let shape = model.outputShape(height: size, width: size)
             let output = Tensor(channels: shape.channels, height: shape.height, width: shape.width)
             func pass() {
@@ -294,7 +316,7 @@ for modelName in options.models {
             let opTimes = opOrder.map { ($0, median(opSamples[$0]!)) }.sorted { $0.1 > $1.1 }
             if options.json {
                 let object: [String: Any] = [
-                    "model": model.name, "size": size, "threads": threads,
+                    "model": model.name, "size": size, "threads": threads, "input": options.input ?? "ramp",
                     "iterations": options.iterations, "warmup": options.warmup, "policy": options.policy.rawValue,
                     "isa": isa.rawValue,
                     "median_ms": med, "min_ms": best, "gflops": gflops, "gflop_per_image": flops / 1e9,
