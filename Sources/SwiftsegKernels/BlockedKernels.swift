@@ -1,3 +1,5 @@
+import _CKernelSupport
+
 /// Kernels on channel-blocked maps, the layout a classifier runs in from its stem to its head: channels in
 /// blocks of 16, each block pixel-major, so one vector holds one pixel's 16 channels — element (c, p) of a
 /// `C × H·W` map at `(c / 16) · H·W · 16 + p · 16 + c % 16`; a last block of fewer channels is padded with zero
@@ -36,21 +38,62 @@ public enum BlockedKernels {
     /// column by column, so input channel ci's 16 weights are one vector), `bias` padded alike, so a padded
     /// output lane is zero (plus the residual's, zero too). The residual, if any, is blocked like the output.
     /// `input` is read `inChannels` lanes deep (any count) and ``slackFloats`` past its end.
+    ///
+    /// With `scratch` (``pointwiseScratchFloats(pixels:inChannels:)`` floats, any alignment), inputs that are
+    /// zero on every pixel of a group of 7 or 8 are skipped, when enough are (``nonzeroMasks``,
+    /// ``NonzeroInputs``): after a ReLU6 most of a photo's are. A skipped term is `0 · w`, so each sum is the same
+    /// but for the sign of an exact zero. Only the 32-register build's groups of two or three blocks skip; the
+    /// other builds, and a task of one block, sum every input.
     @inline(never)
     public static func pointwise(input: UnsafePointer<Float>, pixels hw: Int, inChannels k: Int,
                                  weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outChannels: Int,
                                  output: UnsafeMutablePointer<Float>, blocks: Range<Int>, pixels range: Range<Int>,
-                                 epilogue: KernelEpilogue) {
+                                 epilogue: KernelEpilogue, scratch: UnsafeMutablePointer<Float>?) {
         // a last block of at most 8 channels (24 and 40 outputs) summed 8 lanes wide
         let half = blocks.upperBound == Self.blocks(channels: outChannels) && (1...width / 2).contains(outChannels % width)
-        switch (epilogue.activation, epilogue.residual != nil) {
-        case (.none, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, NoResidual.self, halfLast: half)
-        case (.none, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, Identity.self, WithResidual.self, halfLast: half)
-        case (.relu, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, NoResidual.self, halfLast: half)
-        case (.relu, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU.self, WithResidual.self, halfLast: half)
-        case (.relu6, false): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, NoResidual.self, halfLast: half)
-        case (.relu6, true): pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, ReLU6.self, WithResidual.self, halfLast: half)
+        @inline(__always) func body<A: VectorActivation, R: ResidualChoice>(_: A.Type, _: R.Type) {
+            pointwiseBody(input, hw, k, weight, bias, output, hw, blocks, range, epilogue, A.self, R.self, halfLast: half,
+                          skipScratch: scratch)
         }
+        switch (epilogue.activation, epilogue.residual != nil) {
+        case (.none, false): body(Identity.self, NoResidual.self)
+        case (.none, true): body(Identity.self, WithResidual.self)
+        case (.relu, false): body(ReLU.self, NoResidual.self)
+        case (.relu, true): body(ReLU.self, WithResidual.self)
+        case (.relu6, false): body(ReLU6.self, NoResidual.self)
+        case (.relu6, true): body(ReLU6.self, WithResidual.self)
+        }
+    }
+
+    /// Floats of the scratch with which ``pointwise`` skips zero inputs on `pixels` pixels: a 16-bit mask
+    /// per input channel block and group of 7 pixels (8-pixel groups need fewer).
+    public static func pointwiseScratchFloats(pixels: Int, inChannels k: Int) -> Int {
+        ((pixels + 6) / 7 * blocks(channels: k) + 1) / 2
+    }
+
+    /// Fills `masks` (group-major: group g's block c16 at `g · blocks(k) + c16`) with the input lanes that are
+    /// nonzero on any pixel of each group of `group` pixels of `range`, and says whether at least an eighth of
+    /// them are zero: fewer, and the skipping loop (a mispredicted exit a block) costs more than the
+    /// multiply-adds it saves (an expansion's inputs, a block's output plus its input, are dense; a photo's
+    /// projections skip 15–70 %; measured in PERF.md).
+    @inline(__always)
+    static func nonzeroMasks(_ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ range: Range<Int>, group: Int,
+                             into masks: UnsafeMutablePointer<UInt16>) -> Bool {
+        let kb = blocks(channels: k)
+        var zeros = 0, g = 0, p0 = range.lowerBound
+        while p0 < range.upperBound {
+            let count = Swift.min(group, range.upperBound - p0)
+            for c16 in 0..<kb {
+                let lanes = Swift.min(width, k - c16 * width)
+                let mask = swiftseg_nonzero_lanes16(input + c16 * hw * width + p0 * width, count, width)
+                    & UInt16(truncatingIfNeeded: (1 << lanes) - 1)
+                masks[g * kb + c16] = mask
+                zeros += lanes - mask.nonzeroBitCount
+            }
+            g += 1
+            p0 += group
+        }
+        return zeros * 8 >= g * k
     }
 
     /// ``pointwise``, its output (and residual) blocks `outPlane` pixels apart instead of the input's `hw`.
@@ -58,44 +101,58 @@ public enum BlockedKernels {
     static func pointwiseBody<A: VectorActivation, R: ResidualChoice>(
         _ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
         _ output: UnsafeMutablePointer<Float>, _ outPlane: Int, _ blocks: Range<Int>, _ range: Range<Int>,
-        _ epilogue: KernelEpilogue, _: A.Type, _: R.Type, halfLast: Bool = false
+        _ epilogue: KernelEpilogue, _: A.Type, _: R.Type, halfLast: Bool = false,
+        skipScratch: UnsafeMutablePointer<Float>? = nil
     ) {
         let residual = epilogue.residual ?? UnsafePointer(output)
         var b = blocks.lowerBound
         #if SWIFTSEG_32_REGISTERS
+        let sevens = (range.count + 6) / 7 * 7 < (range.count + 7) / 8 * 8, groupPixels = sevens ? 7 : 8
+        let kb = Self.blocks(channels: k)
+        // a let: a var captured by the nested functions below would be boxed on the heap
+        let masks: UnsafeMutablePointer<UInt16>? = skipScratch.flatMap { scratch in
+            guard blocks.count >= 2 else { return nil }
+            let m = UnsafeMutableRawPointer(scratch).bindMemory(to: UInt16.self, capacity: (range.count + 6) / 7 * kb)
+            return nonzeroMasks(input, hw, k, range, group: groupPixels, into: m) ? m : nil
+        }
         // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
         // two or three multiply-adds (the GEMM's 8 × 32); 7 pixels where that leaves fewer lanes unused (a 7×7
         // map's 49 pixels: 56 lanes of work in groups of 8, 49 in groups of 7)
-        @inline(__always) func group<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes>(
-            _ g: G.Type, _: P.Type, _: B.Type, _: C.Type, _ b: Int) {
+        @inline(__always) func group<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes, I: InputLanes>(
+            _ g: G.Type, _: P.Type, _: B.Type, _: C.Type, _: I.Type, _ b: Int) {
             let w = weight + b * width * k, bias = bias + b * width
             let out = output + b * outPlane * width, res = residual + b * outPlane * width
             var c0 = 0
             while c0 < k {
                 let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
-                var p0 = range.lowerBound
+                var p0 = range.lowerBound, m = UnsafePointer(masks) ?? UnsafePointer(bitPattern: 2)!
+                if masks != nil { m += c0 / width }
                 while p0 < range.upperBound {
-                    pointwiseGroup(g, P.self, B.self, C.self, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias, out + p0 * width,
-                                   res + p0 * width, Swift.min(P.count, range.upperBound - p0), first: c0 == 0,
-                                   last: c1 == k, A.self, R.self)
+                    pointwiseGroup(g, P.self, B.self, C.self, I.self, x + p0 * width, hw, outPlane, c1 - c0, k, wc, bias,
+                                   out + p0 * width, res + p0 * width, Swift.min(P.count, range.upperBound - p0),
+                                   first: c0 == 0, last: c1 == k, m, A.self, R.self)
                     p0 += P.count
+                    if masks != nil { m += kb }
                 }
                 c0 = c1
             }
         }
-        let sevens = (range.count + 6) / 7 * 7 < (range.count + 7) / 8 * 8
+        @inline(__always) func group<I: InputLanes>(_: I.Type, three: Bool, half: Bool, _ b: Int) {
+            switch (three, sevens, half) {
+            case (false, false, false): group(TwoBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, I.self, b)
+            case (false, true, false): group(TwoBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, I.self, b)
+            case (true, false, false): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, I.self, b)
+            case (true, true, false): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, I.self, b)
+            case (false, false, true): group(TwoBlocks.self, EightPixels.self, LowLanes.self, AllLanes.self, I.self, b)
+            case (false, true, true): group(TwoBlocks.self, SevenPixels.self, LowLanes.self, AllLanes.self, I.self, b)
+            case (true, false, true): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, LowLanes.self, I.self, b)
+            case (true, true, true): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, LowLanes.self, I.self, b)
+            }
+        }
         while b + 2 <= blocks.upperBound {
             let three = blocks.upperBound - b == 3, half = halfLast && b + (three ? 3 : 2) == blocks.upperBound
-            switch (three, sevens, half) {
-            case (false, false, false): group(TwoBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, b)
-            case (false, true, false): group(TwoBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, b)
-            case (true, false, false): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, AllLanes.self, b)
-            case (true, true, false): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, AllLanes.self, b)
-            case (false, false, true): group(TwoBlocks.self, EightPixels.self, LowLanes.self, AllLanes.self, b)
-            case (false, true, true): group(TwoBlocks.self, SevenPixels.self, LowLanes.self, AllLanes.self, b)
-            case (true, false, true): group(ThreeBlocks.self, EightPixels.self, AllLanes.self, LowLanes.self, b)
-            case (true, true, true): group(ThreeBlocks.self, SevenPixels.self, AllLanes.self, LowLanes.self, b)
-            }
+            if masks != nil { group(NonzeroInputs.self, three: three, half: half, b) }
+            else { group(EveryInput.self, three: three, half: half, b) }
             b += three ? 3 : 2
         }
         #endif
@@ -173,10 +230,12 @@ public enum BlockedKernels {
     /// specialisation has no test in its loop): weights `w`, `w + 16k`, `w + 32k`; outputs and residual `hw · 16` floats apart; 16 or
     /// 24 sums, each broadcast feeding one multiply-add per block.
     @inline(__always)
-    static func pointwiseGroup<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes, A: VectorActivation, R: ResidualChoice>(
-        _: G.Type, _: P.Type, _: B.Type, _: C.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int, _ k: Int,
-        _ kStride: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
-        _ residual: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool, _: A.Type, _: R.Type
+    static func pointwiseGroup<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes, I: InputLanes,
+                               A: VectorActivation, R: ResidualChoice>(
+        _: G.Type, _: P.Type, _: B.Type, _: C.Type, _: I.Type, _ x: UnsafePointer<Float>, _ hw: Int, _ outPlane: Int,
+        _ k: Int, _ kStride: Int, _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+        _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool,
+        _ masks: UnsafePointer<UInt16>, _: A.Type, _: R.Type
     ) {
         let plane = outPlane * width, three = G.three
         @inline(__always) func start(_ i: Int, _ block: Int) -> Vector {
@@ -192,10 +251,10 @@ public enum BlockedKernels {
         var c0 = start(C.self, 0, 2), c1 = start(C.self, 1, 2), c2 = start(C.self, 2, 2), c3 = start(C.self, 3, 2)
         var c4 = start(C.self, 4, 2), c5 = start(C.self, 5, 2), c6 = start(C.self, 6, 2), c7 = start(C.self, 7, 2)
         let blockWeights = width * kStride
-        var p = w
         for c16 in 0..<blocks(channels: k) {
             let xb = x + c16 &* hw &* width
-            for l in 0..<Swift.min(width, k &- c16 &* width) {
+            for l in I.lanes(c16, k, masks) {
+                let p = w + (c16 &* width &+ l) &* width
                 let u = SIMDKernels.load(p), v = B.load(p + blockWeights)
                 let z = three ? C.load(p + 2 &* blockWeights) : C.Sums(repeating: 0)
                 @inline(__always) func step(_ i: Int, _ a: inout Vector, _ b: inout B.Sums, _ c: inout C.Sums) {
@@ -207,7 +266,6 @@ public enum BlockedKernels {
                 step(0, &a0, &b0, &c0); step(1, &a1, &b1, &c1); step(2, &a2, &b2, &c2); step(3, &a3, &b3, &c3)
                 step(4, &a4, &b4, &c4); step(5, &a5, &b5, &c5); step(6, &a6, &b6, &c6)
                 if P.count == 8 { step(7, &a7, &b7, &c7) }
-                p += width
             }
         }
         let bias0 = SIMDKernels.load(bias), bias1 = SIMDKernels.load(bias + width)
@@ -255,6 +313,32 @@ enum LowLanes: BlockLanes {
     @inline(__always) static func narrow(_ v: SIMDKernels.Vector) -> SIMD8<Float> { v.lowHalf }
     @inline(__always) static func widen(_ s: SIMD8<Float>) -> SIMDKernels.Vector {
         SIMDKernels.Vector(lowHalf: s, highHalf: SIMD8(repeating: 0))
+    }
+}
+/// Which input lanes of a channel block ``BlockedKernels/pointwiseGroup`` sums over: all of them, or those a
+/// mask (``BlockedKernels/nonzeroMasks``) says are nonzero somewhere in the pixel group.
+protocol InputLanes {
+    associatedtype Lanes: Sequence<Int>
+    static func lanes(_ c16: Int, _ k: Int, _ masks: UnsafePointer<UInt16>) -> Lanes
+}
+enum EveryInput: InputLanes {
+    @inline(__always) static func lanes(_ c16: Int, _ k: Int, _: UnsafePointer<UInt16>) -> Range<Int> {
+        0..<Swift.min(SIMDKernels.width, k &- c16 &* SIMDKernels.width)
+    }
+}
+enum NonzeroInputs: InputLanes {
+    @inline(__always) static func lanes(_ c16: Int, _: Int, _ masks: UnsafePointer<UInt16>) -> SetBits {
+        SetBits(bits: UInt32(masks[c16]))
+    }
+}
+/// The set bits of a mask, lowest first.
+struct SetBits: Sequence, IteratorProtocol {
+    var bits: UInt32
+    @inline(__always) mutating func next() -> Int? {
+        guard bits != 0 else { return nil }
+        let l = bits.trailingZeroBitCount
+        bits &= bits &- 1
+        return l
     }
 }
 /// How many pixels ``BlockedKernels/pointwiseGroup`` sums at once.
@@ -431,9 +515,11 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
     }
 
     /// Floats of scratch ``expandDepthwiseProject`` needs: ``expandDepthwiseScratchFloats(blocks:kernelSize:stride:outWidth:)``
-    /// for all `blocks`, and one filtered row of them (read ``slackFloats`` past its end).
+    /// for all `blocks`, one filtered row of them (read ``slackFloats`` past its end) and the projection's masks of
+    /// its zero inputs (``pointwiseScratchFloats(pixels:inChannels:)``).
     public static func expandDepthwiseProjectScratchFloats(blocks n: Int, kernelSize k: Int, stride s: Int, outWidth ow: Int) -> Int {
         expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow) + n * ow * width + slackFloats + width
+            + pointwiseScratchFloats(pixels: ow, inChannels: n * width)
     }
 
     /// ``expandDepthwise`` for every expanded block, and then the block's linear 1×1 projection (+ `residual`,
@@ -454,6 +540,7 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
         let ringsFloats = expandDepthwiseScratchFloats(blocks: n, kernelSize: k, stride: s, outWidth: ow)
         let filtered = UnsafeMutableRawPointer(scratch + ringsFloats).alignedUp(toMultipleOf: 64)
             .bindMemory(to: Float.self, capacity: n * ow * width + slackFloats)
+        let masks = filtered + n * ow * width + slackFloats
         let projectBlocks = Self.blocks(channels: projectChannels)
         let half = (1...width / 2).contains(projectChannels % width)
         @inline(__always) func run<R: ResidualChoice>(_: R.Type) {
@@ -462,7 +549,7 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                 let offset = oy * ow * width
                 pointwiseBody(filtered, ow, n * width, projectWeight, projectBias, output + offset, oh * ow,
                               0..<projectBlocks, 0..<ow, KernelEpilogue(activation: .none, residual: residual.map { $0 + offset }),
-                              Identity.self, R.self, halfLast: half)
+                              Identity.self, R.self, halfLast: half, skipScratch: masks)
             })
         }
         if residual != nil { run(WithResidual.self) } else { run(NoResidual.self) }

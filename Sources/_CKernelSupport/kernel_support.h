@@ -1,5 +1,5 @@
-// What the SIMD kernels need from C: software prefetch (Swift has no prefetch intrinsic) and an optimisation
-// barrier for vectors. Header-only and always inlined, so each kernel build gets the code in place and no symbol
+// What the SIMD kernels need from C: software prefetch (Swift has no prefetch intrinsic), an optimisation
+// barrier for vectors and a lane mask. Header-only and always inlined, so each kernel build gets the code in place and no symbol
 // is shared between builds.
 #ifndef SWIFTSEG_KERNEL_SUPPORT_H
 #define SWIFTSEG_KERNEL_SUPPORT_H
@@ -24,6 +24,25 @@ static inline __attribute__((always_inline)) swiftseg_float8 swiftseg_opaque8(sw
     __asm__("" : "+x"(v));
 #endif
     return v;
+}
+
+/// Which of 16 lanes are nonzero in any of `count` vectors of 16 floats, `stride` floats apart from `p`: bit l
+/// set when lane l is nonzero (or NaN) in one of them; -0 counts as zero. Swift's SIMD masks lower this lane by
+/// lane; clang's vectors make it one OR a vector and one compare.
+static inline __attribute__((always_inline)) unsigned short swiftseg_nonzero_lanes16(const float *p, long count,
+                                                                                    long stride) {
+    typedef unsigned int u32x16 __attribute__((ext_vector_type(16)));
+    typedef _Bool bool16 __attribute__((ext_vector_type(16)));
+    u32x16 any = 0;
+    for (long i = 0; i < count; i++) {
+        u32x16 v;
+        __builtin_memcpy(&v, p + i * stride, sizeof v);
+        any |= v;
+    }
+    bool16 nonzero = __builtin_convertvector((any & 0x7fffffffu) != 0, bool16);
+    unsigned short bits;
+    __builtin_memcpy(&bits, &nonzero, sizeof bits);
+    return bits;
 }
 
 #endif

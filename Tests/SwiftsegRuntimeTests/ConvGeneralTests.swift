@@ -417,14 +417,17 @@ final class ChannelBlockedTests: XCTestCase {
     /// An inverted bottleneck on a wide map as one op (expansion into the depthwise ring, each filtered row
     /// projected at once) gives the bytes of the fused expansion + depthwise conv followed by the projection:
     /// with a residual (stride 1, in = out) and without, strides 1 and 2, 3×3 and 5×5, 24 and 40 outputs (a
-    /// half last block), odd sizes, one and two threads, every kernel build.
+    /// half last block), odd sizes, one and two threads, every kernel build; and with half the filtered channels
+    /// (nearly) all zero, as a photo's are after the ReLU6, so the projection skips their terms.
     func testExpandDepthwiseProjectGivesTheSeparateBytes() {
         let shapes = [(24, 144, 3, 1, 56, 56, 24), (16, 96, 3, 2, 30, 32, 24), (40, 240, 5, 1, 28, 28, 40),
                       (24, 144, 5, 2, 21, 19, 40), (32, 64, 3, 1, 17, 30, 32)]
-        for (trial, (cin, mid, k, stride, h, w, cout)) in shapes.enumerated() {
+        for (index, (cin, mid, k, stride, h, w, cout)) in (shapes + shapes).enumerated() {
+            let trial = index % shapes.count, sparse = index >= shapes.count
             func tensor(_ c: Int, _ hh: Int, _ ww: Int, _ seed: Int) -> Tensor { randomTensor(channels: c, height: hh, width: ww, seed: UInt64(seed + trial)) }
             let ew = tensor(mid, cin, 1, 5900), eb = tensor(1, 1, mid, 5950), dw = tensor(mid, 1, k * k, 6000)
             let db = tensor(1, 1, mid, 6050), pw = tensor(cout, mid, 1, 6100), pb = tensor(1, 1, cout, 6150)
+            if sparse { for c in 0..<mid where c % 2 == 0 { db.data[c] -= 20 } }
             let expand = Conv2D(outChannels: mid, inChannels: cin, kernelSize: 1, weight: ew.data, bias: eb.data,
                                 prepareFastKernels: true)
             let depthwise = Conv2D(outChannels: mid, inChannels: mid, kernelSize: k, stride: stride, padding: .same,
@@ -454,8 +457,13 @@ final class ChannelBlockedTests: XCTestCase {
                                                          residual: hasResidual ? input : nil,
                                                          into: view(fused, like: outView), context: context)
                     let n = ChannelBlocks.paddedChannels(cout) * size.height * size.width
-                    XCTAssertEqual(differingElements(Array(fused.values[0..<n]), Array(separate.values[0..<n])), 0,
-                                   "\(cin)→\(mid)→\(cout) k \(k) s \(stride) \(h)×\(w) \(threads) threads \(isa)")
+                    let label = "\(cin)→\(mid)→\(cout) k \(k) s \(stride) \(h)×\(w)\(sparse ? " sparse" : "") \(threads) threads \(isa)"
+                    XCTAssertEqual(differingElements(Array(fused.values[0..<n]), Array(separate.values[0..<n])), 0, label)
+                    if sparse {   // enough zero inputs that the kernel skips them (an eighth of 7-pixel groups)
+                        let filteredCount = ChannelBlocks.paddedChannels(mid) * size.height * size.width
+                        let zero = filtered.values[0..<filteredCount].filter { $0 == 0 }.count
+                        XCTAssertGreaterThan(Double(zero) / Double(filteredCount), 0.5, label)
+                    }
                     withExtendedLifetime((bx, filtered)) {}
                 }
             }
@@ -568,9 +576,11 @@ final class ChannelBlockedTests: XCTestCase {
     /// Blocked 1×1 and depthwise convs against the planar reference, each kernel build, one and two threads.
     /// The 1×1 convs also give the planar packed GEMM's bytes in the FMA builds and write zeros into a last
     /// block's padded lanes over an output that held NaNs — 24 and 40 outputs sum their last block 8 lanes wide
-    /// in the AVX-512 build — on wide maps (split by pixels) and small ones, with and without a residual.
+    /// in the AVX-512 build — on wide maps (split by pixels) and small ones, with and without a residual, on
+    /// dense inputs and on inputs mostly zero, whose zero terms the kernel skips (the same bytes still).
     func testBlockedConvsMatchTheReference() {
-        let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (16, 32, 1, 1), (48, 16, 5, 9),
+        let pointwiseShapes = [(80, 480, 14, 14), (1152, 192, 7, 7), (672, 112, 14, 14), (480, 80, 14, 14),
+                               (16, 32, 1, 1), (48, 16, 5, 9),
                                (16, 96, 112, 112), (144, 24, 56, 56), (24, 144, 30, 29), (240, 40, 28, 28),
                                (40, 24, 3, 37), (40, 48, 4, 7), (80, 24, 7, 7), (40, 40, 5, 9), (16, 8, 3, 3)]
         for (trial, (cin, cout, h, w)) in pointwiseShapes.enumerated() {
@@ -579,9 +589,18 @@ final class ChannelBlockedTests: XCTestCase {
             let conv = Conv2D(outChannels: cout, inChannels: cin, kernelSize: 1, weight: weight.data, bias: bias.data,
                               prepareFastKernels: true)
             guard conv.supportsBlocked else { XCTAssertEqual(KernelISA.best, .baseline); return }
-            let x = randomTensor(channels: cin, height: h, width: w, seed: UInt64(3400 + trial))
+            let dense = randomTensor(channels: cin, height: h, width: w, seed: UInt64(3400 + trial))
             let residual = randomTensor(channels: cout, height: h, width: w, seed: UInt64(3500 + trial))
-            for epilogue in [Epilogue.relu6, .none, Epilogue.none.adding(residual.view)] {
+            // and an input zero like a projection's on a photo (after ReLU6): on whole channels (half, some as
+            // -0) and on runs of 7 pixels, so the kernel skips them (more than an eighth of each 7 or 8 pixels)
+            let sparse = Tensor(channels: cin, height: h, width: w)
+            for c in 0..<cin {
+                for p in 0..<(h * w) {
+                    let zero = c % 2 == 0 || (p / 7 + c / 2) % 3 == 0
+                    sparse.data[c * h * w + p] = zero ? (c % 4 == 0 ? -0.0 : 0) : dense.data[c * h * w + p]
+                }
+            }
+            for (x, epilogue) in [dense, sparse].flatMap({ x in [Epilogue.relu6, .none, Epilogue.none.adding(residual.view)].map { (x, $0) } }) {
                 let expected = Tensor(channels: cout, height: h, width: w)
                 conv.referenceForward(x.view, into: expected.view, epilogue: epilogue)
                 for threads in [1, 2] {
@@ -593,7 +612,7 @@ final class ChannelBlockedTests: XCTestCase {
                         let e = epilogue.residual == nil ? epilogue : Epilogue.none.adding(view(br, like: residual.view))
                         conv.blockedForward(view(bx, like: x.view), into: view(out, like: expected.view), epilogue: e,
                                             context: context)
-                        let label = "1×1 \(cin)→\(cout) \(h)×\(w) \(epilogue) \(threads) threads \(isa)"
+                        let label = "1×1 \(cin)→\(cout) \(h)×\(w) \(x === sparse ? "sparse " : "")\(epilogue) \(threads) threads \(isa)"
                         let padded = (0..<(h * w)).flatMap { p in
                             (cout % lanes..<lanes).map { out.data[((blocks - 1) * h * w + p) * lanes + $0] }
                         }

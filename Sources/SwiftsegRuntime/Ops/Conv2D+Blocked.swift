@@ -73,14 +73,17 @@ extension Conv2D {
                         // every block (a 14×14 map: 4 × 49 pixels)
                         split = .pixels((hw + 2 * workers - 1) / (2 * workers))
                     }
-                    let tasks = switch split {
-                    case .pixels(let run): (hw + run - 1) / run
-                    case .blocks(let tasks): tasks
+                    let (tasks, taskPixels) = switch split {
+                    case .pixels(let run): ((hw + run - 1) / run, run)
+                    case .blocks(let tasks): (tasks, hw)
                     }
+                    // for the kernel's masks of the inputs that are zero (most, after a depthwise conv's ReLU6)
+                    let scratch = context.scratch(floats: BlockedKernels.pointwiseScratchFloats(pixels: taskPixels,
+                                                                                                inChannels: inChannels))
                     parallelFor(count: tasks, threads: workers,
                                 BlockedPointwiseTasks(conv: self, input: input, output: output, epilogue: epilogue.kernel,
                                                       weight: packed.weight, bias: packed.bias, split: split,
-                                                      kernels: kernels))
+                                                      kernels: kernels, scratch: scratch))
                 }
             }
         }
@@ -266,6 +269,7 @@ extension Conv2D {
         let weight: UnsafePointer<Float>, bias: UnsafePointer<Float>
         let split: Split
         let kernels: Kernels
+        let scratch: [UnsafeMutablePointer<Float>]
 
         func run(_ task: Int, worker: Int) {
             let hw = input.planeSize, all = ChannelBlocks.blocks(channels: conv.outChannels)
@@ -277,7 +281,7 @@ extension Conv2D {
                 (blocks, pixels) = (evenPart(task, of: tasks, splitting: all), 0..<hw)
             }
             kernels.blockedPointwise(input.data, hw, conv.inChannels, weight, bias, conv.outChannels, output.data, blocks,
-                                     pixels, epilogue)
+                                     pixels, epilogue, scratch[worker])
         }
     }
 

@@ -54,7 +54,8 @@ struct Kernels: Sendable {
     typealias BlockedPointwise = @Sendable (_ input: UnsafePointer<Float>, _ pixels: Int, _ inChannels: Int,
                                             _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
                                             _ outChannels: Int, _ output: UnsafeMutablePointer<Float>, _ blocks: Range<Int>,
-                                            _ pixelRange: Range<Int>, _ epilogue: KernelEpilogue) -> Void
+                                            _ pixelRange: Range<Int>, _ epilogue: KernelEpilogue,
+                                            _ skipScratch: UnsafeMutablePointer<Float>?) -> Void
     /// Output rows of one channel block of a depthwise conv on channel-blocked maps (BlockedKernels.depthwise).
     typealias BlockedDepthwise = @Sendable (_ input: UnsafePointer<Float>, _ height: Int, _ width: Int,
                                             _ taps: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
