@@ -182,32 +182,43 @@ public enum SIMDKernels {
         while i < count { y[i] += alpha * x[i]; i += 1 }
     }
 
-    /// Σ a[i] · b[i], in four vector accumulators (independent chains), then across them: a linear layer's row.
-    @inlinable public static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int) -> Float {
-        var s0 = Vector(repeating: 0), s1 = s0, s2 = s0, s3 = s0
-        var i = 0
-        while i + 4 * width <= count {
-            s0 = multiplyAdd(load(a + i), load(b + i), s0)
-            s1 = multiplyAdd(load(a + i + width), load(b + i + width), s1)
-            s2 = multiplyAdd(load(a + i + 2 * width), load(b + i + 2 * width), s2)
-            s3 = multiplyAdd(load(a + i + 3 * width), load(b + i + 3 * width), s3)
-            i += 4 * width
-        }
-        while i + width <= count {
-            s0 = multiplyAdd(load(a + i), load(b + i), s0)
-            i += width
-        }
-        var total = ((s0 + s1) + (s2 + s3)).sum()
-        while i < count { total += a[i] * b[i]; i += 1 }
-        return total
+    /// ``multiplyAdd(_:_:_:)`` on one float, with the same rounding as a vector lane in this build.
+    @inlinable @inline(__always) static func multiplyAdd(_ a: Float, _ b: Float, _ c: Float) -> Float {
+        #if SWIFTSEG_FMA || arch(arm64)
+        c.addingProduct(a, b)
+        #else
+        a * b + c
+        #endif
     }
 
-    /// out[o] = Σ_i w[o·k + i]·x[i] + bias[o] for the outputs `rows` of a fully connected layer (`w` row-major,
-    /// `k` columns), one ``dot(_:_:count:)`` each. Out of line so that each build keeps its own (FMA in the AVX2
-    /// and AVX-512 builds: the same bytes in both).
-    public static func linearRows(_ w: UnsafePointer<Float>, _ x: UnsafePointer<Float>, k: Int,
-                                  bias: UnsafePointer<Float>, rows: Range<Int>, out: UnsafeMutablePointer<Float>) {
-        for o in rows { out[o] = dot(w + o * k, x, count: k) + bias[o] }
+    /// out[o] = bias[o] + Σ_j columns[i_j·stride + o]·x[i_j] over the listed inputs `i_j = inputs[j]`, in list
+    /// order, for the outputs `outputs` of a fully connected layer whose weights are stored a column per input
+    /// (`stride` ≥ the outputs apart). Only the listed inputs' columns are read: a caller lists the nonzero ones,
+    /// and a pooled ReLU6 map is a quarter to two thirds zeros. One input at a time across all the outputs, the
+    /// sums kept in `out` (in L1): the column is read front to back, as the prefetchers like. Each output's sum
+    /// is one chain of fused multiply-adds in list order, whichever lane or tail computes it: the same bytes
+    /// however the outputs are split. Out of line so that each build keeps its own.
+    public static func linearColumns(_ columns: UnsafePointer<Float>, stride: Int, _ x: UnsafePointer<Float>,
+                                     inputs: UnsafePointer<Int32>, count: Int, bias: UnsafePointer<Float>,
+                                     outputs: Range<Int>, out: UnsafeMutablePointer<Float>) {
+        let lower = outputs.lowerBound, vectorEnd = lower + (outputs.count / width) * width
+        for o in outputs { out[o] = bias[o] }
+        for j in 0..<count {
+            let i = Int(inputs[j]), column = columns + i * stride, xi = x[i], broadcast = Vector(repeating: xi)
+            // The listed columns are far apart: the hardware prefetchers start cold at each one, so each column is
+            // fetched while the one two places before it in the list is summed.
+            let ahead = columns + Int(inputs[Swift.min(j + 2, count - 1)]) * stride
+            var o = lower
+            while o < vectorEnd {
+                swiftseg_prefetch(ahead + o)
+                store(multiplyAdd(broadcast, load(column + o), load(out + o)), out + o)
+                o += width
+            }
+            while o < outputs.upperBound {
+                out[o] = multiplyAdd(xi, column[o], out[o])
+                o += 1
+            }
+        }
     }
 
     /// p[i] = activation(p[i] + bias) + residual[i] (no add without a residual): a convolution's epilogue over

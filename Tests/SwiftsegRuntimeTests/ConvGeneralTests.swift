@@ -286,7 +286,7 @@ final class ClassifierOpsTests: XCTestCase {
         let epilogueReference = Tensor(channels: 30, height: 1, width: 1)
         fc.referenceForward(x.view, into: epilogueReference.view, epilogue: Epilogue.relu6.adding(residual.view))
         XCTAssertEqual(fc.macs, 1200)
-        // A classifier's size (rows longer than the four accumulators' stride, and a tail), against the reference.
+        // A classifier's width (outputs in blocks of 16 and a tail of 5), against the reference.
         // (the tensors held in locals for as long as the layer reads their memory)
         let wideWeight = randomTensor(channels: 37, height: 1, width: 1287, seed: 5)
         let wideBias = randomTensor(channels: 1, height: 1, width: 37, seed: 6)
@@ -294,6 +294,13 @@ final class ClassifierOpsTests: XCTestCase {
         let features = randomTensor(channels: 1287, height: 1, width: 1, seed: 7)
         let wideReference = Tensor(channels: 37, height: 1, width: 1), wideFast = Tensor(channels: 37, height: 1, width: 1)
         wide.referenceForward(features.view, into: wideReference.view, epilogue: .none)
+        // Pooled ReLU6 features as on a photo: most inputs zero (the fast path skips their columns), some -0, and
+        // none at all (the bias alone).
+        let sparse = randomTensor(channels: 1287, height: 1, width: 1, seed: 8)
+        for i in 0..<sparse.count where i % 5 != 2 { sparse.data[i] = i % 3 == 0 ? -0.0 : 0 }
+        let zeros = Tensor(channels: 1287, height: 1, width: 1)
+        let sparseReference = Tensor(channels: 37, height: 1, width: 1), sparseFast = Tensor(channels: 37, height: 1, width: 1)
+        wide.referenceForward(sparse.view, into: sparseReference.view, epilogue: .none)
         // Every build the CPU runs, one to three threads (outputs split in blocks): the same bytes across thread
         // counts.
         for threads in 1...3 {
@@ -309,6 +316,11 @@ final class ClassifierOpsTests: XCTestCase {
                 wide.forward(features.view, into: wideFast.view, epilogue: .none, context: context)
                 XCTAssertLessThanOrEqual(maxAbsDiff(wideReference.view, wideFast.view), 1e-4, "\(isa) \(threads)")
                 XCTAssertEqual(maxAbsDiff(single.view, wideFast.view), 0, "\(isa): \(threads) threads changed the bytes")
+                wide.forward(sparse.view, into: sparseFast.view, epilogue: .none, context: context)
+                XCTAssertLessThanOrEqual(maxAbsDiff(sparseReference.view, sparseFast.view), 1e-4, "\(isa) \(threads)")
+                wide.forward(zeros.view, into: sparseFast.view, epilogue: .none, context: context)
+                XCTAssertEqual(sparseFast.values, wideBias.values,
+                               "\(isa) \(threads): no inputs, the bias")
             }
         }
         withExtendedLifetime((wideWeight, wideBias)) {}

@@ -105,9 +105,9 @@ struct Kernels: Sendable {
     typealias MaxPoolRow = @Sendable (_ row0: UnsafePointer<Float>, _ row1: UnsafePointer<Float>,
                                       _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
     typealias UpsampleRow = @Sendable (_ x: UnsafePointer<Float>, _ count: Int, _ out: UnsafeMutablePointer<Float>) -> Void
-    typealias LinearRows = @Sendable (_ w: UnsafePointer<Float>, _ x: UnsafePointer<Float>, _ k: Int,
-                                      _ bias: UnsafePointer<Float>, _ rows: Range<Int>,
-                                      _ out: UnsafeMutablePointer<Float>) -> Void
+    typealias LinearColumns = @Sendable (_ columns: UnsafePointer<Float>, _ stride: Int, _ x: UnsafePointer<Float>,
+                                         _ inputs: UnsafePointer<Int32>, _ count: Int, _ bias: UnsafePointer<Float>,
+                                         _ outputs: Range<Int>, _ out: UnsafeMutablePointer<Float>) -> Void
     typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
                                 _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
@@ -137,8 +137,8 @@ struct Kernels: Sendable {
     let maxPool2x2Row: MaxPoolRow
     /// The vertical step of bilinear resizing.
     let lerp: Lerp
-    /// A fully connected layer's outputs, one dot product each.
-    let linearRows: LinearRows
+    /// A fully connected layer's outputs from the columns of its listed (nonzero) inputs.
+    let linearColumns: LinearColumns
     /// The horizontal step of an exact 2× bilinear upsampling.
     let upsample2xRow: UpsampleRow
 
@@ -163,7 +163,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernels.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
-        linearRows: SwiftsegKernels.SIMDKernels.linearRows,
+        linearColumns: SwiftsegKernels.SIMDKernels.linearColumns,
         upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
 
     static let avx2 = Kernels(
@@ -187,7 +187,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernelsAVX2.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
-        linearRows: SwiftsegKernelsAVX2.SIMDKernels.linearRows,
+        linearColumns: SwiftsegKernelsAVX2.SIMDKernels.linearColumns,
         upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
 
     static let avx512 = Kernels(
@@ -211,7 +211,7 @@ struct Kernels: Sendable {
         fromBlocked: SwiftsegKernelsAVX512.BlockedKernels.unblock,
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
-        linearRows: SwiftsegKernelsAVX512.SIMDKernels.linearRows,
+        linearColumns: SwiftsegKernelsAVX512.SIMDKernels.linearColumns,
         upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
 
     /// The input transform for tiles of `tile`'s shape.

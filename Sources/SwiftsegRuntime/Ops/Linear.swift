@@ -11,10 +11,12 @@ import SwiftsegKernels
 public struct Linear: @unchecked Sendable {
     public let outFeatures: Int
     public let inFeatures: Int
-    /// Row-major `outFeatures × inFeatures` (PyTorch's layout), used in place.
+    /// Row-major `outFeatures × inFeatures` (PyTorch's layout), read by the reference.
     public let weight: UnsafePointer<Float>
     /// `outFeatures` floats.
     public let bias: UnsafePointer<Float>
+    /// The same weights a column per input, for ``forward(_:into:epilogue:context:)``.
+    let columns: LinearColumnWeights
 
     public init(outFeatures: Int, inFeatures: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
         precondition(outFeatures >= 1 && inFeatures >= 1, "a linear layer needs features")
@@ -22,6 +24,7 @@ public struct Linear: @unchecked Sendable {
         self.inFeatures = inFeatures
         self.weight = weight
         self.bias = bias
+        columns = LinearColumnWeights(weight: weight, outFeatures: outFeatures, inFeatures: inFeatures)
     }
 
     /// Dot products in Double: the reference.
@@ -34,31 +37,50 @@ public struct Linear: @unchecked Sendable {
         }
     }
 
-    /// A SIMD dot product per output (the context's kernel build's, `SIMDKernels.linearRows`), the outputs split
-    /// between the workers in blocks, then the epilogue: exact to float rounding, and the same bytes however many
-    /// threads run it. Not `BLAS.sgemm` with one column: OpenBLAS copied the whole weight matrix into its packed
-    /// form on every call (5 MB for EfficientNet's 1280 → 1000, ~4 % of the network's time), where one read of it
-    /// is all a matrix-vector product needs; the read is memory-bound, so two cores share it.
+    /// The nonzero inputs listed, then each one's column of weights multiplied into all the outputs (the
+    /// context's kernel build's `SIMDKernels.linearColumns`), the outputs split between the workers in blocks of
+    /// 16, then the epilogue: within float rounding of the reference, and the same bytes however many threads run
+    /// it. A classifier's pooled ReLU6 features are 28–63 % zeros on photos (a channel is zero when its whole map
+    /// is), and the layer is a read of its weights from memory (5 MB for EfficientNet's 1280 → 1000, in no
+    /// cache between passes): a zero's column is never read. (Not `BLAS.sgemm` with one column: OpenBLAS copied
+    /// the whole weight matrix into its packed form on every call.)
     public func forward(_ input: TensorView, into output: TensorView, epilogue: Epilogue, context: ExecutionContext) {
         checkShapes(input, output, epilogue)
-        let blocks = min(outFeatures, 4 * context.threads)
-        context.parallelFor(count: blocks, Rows(layer: self, x: input.data, out: output.data, blocks: blocks,
-                                                 kernel: context.kernels.linearRows))
+        let units = (outFeatures + Linear.split - 1) / Linear.split
+        let blocks = min(units, 4 * context.threads)
+        // The list in worker 0's scratch: the tasks use none (4-byte indices in the floats' room).
+        UnsafeMutableRawPointer(context.scratch(floats: inFeatures)[0]).withMemoryRebound(to: Int32.self,
+                                                                                          capacity: inFeatures) { list in
+            var count = 0
+            for i in 0..<inFeatures where input.data[i] != 0 {
+                list[count] = Int32(i)
+                count += 1
+            }
+            context.parallelFor(count: blocks, Outputs(layer: self, x: input.data, inputs: list, count: count,
+                                                       out: output.data, units: units, blocks: blocks,
+                                                       kernel: context.kernels.linearColumns))
+        }
         for o in 0..<outFeatures {
             output.data[o] = epilogue.apply(output.data[o], residual: epilogue.residual?.data[o] ?? 0)
         }
     }
 
+    /// Outputs per unit of the split between workers: one AVX-512 vector, whole vectors in every build.
+    static let split = 16
+
     /// One task per block of outputs.
-    struct Rows: ParallelTasks {
+    struct Outputs: ParallelTasks {
         let layer: Linear
-        let x: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>
-        let blocks: Int
-        let kernel: Kernels.LinearRows
+        let x: UnsafeMutablePointer<Float>
+        let inputs: UnsafeMutablePointer<Int32>, count: Int
+        let out: UnsafeMutablePointer<Float>
+        let units: Int, blocks: Int
+        let kernel: Kernels.LinearColumns
 
         func run(_ task: Int, worker: Int) {
-            let n = layer.outFeatures
-            kernel(layer.weight, x, layer.inFeatures, layer.bias, n * task / blocks ..< n * (task + 1) / blocks, out)
+            let lower = units * task / blocks * Linear.split
+            let upper = min(units * (task + 1) / blocks * Linear.split, layer.outFeatures)
+            kernel(layer.columns.w, layer.outFeatures, x, inputs, count, layer.bias, lower..<upper, out)
         }
     }
 
@@ -70,4 +92,20 @@ public struct Linear: @unchecked Sendable {
         precondition(output.count == outFeatures, "linear layer gives \(outFeatures) features, got \(output.count)")
         if let r = epilogue.residual { precondition(r.count == outFeatures, "residual of \(r.count) ≠ \(outFeatures)") }
     }
+}
+
+/// A fully connected layer's weights transposed at load, `inFeatures × outFeatures`: an input's weights to every
+/// output in a row, so that skipping a zero input skips a contiguous read.
+final class LinearColumnWeights: @unchecked Sendable {
+    let w: UnsafeMutablePointer<Float>
+
+    init(weight: UnsafePointer<Float>, outFeatures: Int, inFeatures: Int) {
+        let count = outFeatures * inFeatures
+        w = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
+        for o in 0..<outFeatures {
+            for i in 0..<inFeatures { w[i * outFeatures + o] = weight[o * inFeatures + i] }
+        }
+    }
+
+    deinit { w.deallocate() }
 }
