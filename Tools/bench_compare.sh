@@ -47,7 +47,13 @@ for peer in ${peers//,/ }; do
 done
 model_dir="${SWIFTSEG_MODEL_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/swiftseg}"
 onnx="$model_dir/$model.onnx"
-[ -f "$onnx" ] || { echo "bench_compare: $onnx missing; run: Tools/fetch_weights.sh $model --keep-onnx" >&2; exit 1; }
+if [ ! -f "$onnx" ]; then
+  case "$model" in
+    efficientnet*) how="Tools/fetch_weights.sh $model --keep-onnx && Tools/.venv/bin/python Tools/export_efficientnet_lite_onnx.py $model_dir/$model.pth -o $onnx" ;;
+    *) how="Tools/fetch_weights.sh $model --keep-onnx" ;;
+  esac
+  echo "bench_compare: $onnx missing; run: $how" >&2; exit 1
+fi
 swift build -c release --product swiftseg-bench >/dev/null
 bench=".build/release/swiftseg-bench"
 out="$(mktemp)"; trap 'rm -f "$out"' EXIT
