@@ -40,10 +40,10 @@ public enum BlockedKernels {
     /// `input` is read `inChannels` lanes deep (any count) and ``slackFloats`` past its end.
     ///
     /// With `scratch` (``pointwiseScratchFloats(pixels:inChannels:)`` floats, any alignment), inputs that are
-    /// zero on every pixel of a group of 7 or 8 are skipped, when enough are (``nonzeroMasks``,
-    /// ``NonzeroInputs``): after a ReLU6 most of a photo's are. A skipped term is `0 · w`, so each sum is the same
-    /// but for the sign of an exact zero. Only the 32-register build's groups of two or three blocks skip; the
-    /// other builds, and a task of one block, sum every input.
+    /// zero on every pixel of a group of 7 or 8 (6 in the 16-register builds) are skipped, when enough are
+    /// (``nonzeroMasks`` and ``NonzeroInputs``; ``nonzeroLists``): after a ReLU6 most of a photo's are. A skipped
+    /// term is `0 · w`, so each sum is the same but for the sign of an exact zero. In the 32-register build a
+    /// task of one block sums every input.
     @inline(never)
     public static func pointwise(input: UnsafePointer<Float>, pixels hw: Int, inChannels k: Int,
                                  weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outChannels: Int,
@@ -66,19 +66,24 @@ public enum BlockedKernels {
     }
 
     /// Floats of the scratch with which ``pointwise`` skips zero inputs on `pixels` pixels: a 16-bit mask
-    /// per input channel block and group of 7 pixels (8-pixel groups need fewer).
+    /// per input channel block and group of 7 pixels (8-pixel groups need fewer); in the 16-register builds,
+    /// groups of 6, their masks and lists (``nonzeroLists``).
     public static func pointwiseScratchFloats(pixels: Int, inChannels k: Int) -> Int {
+        #if SWIFTSEG_32_REGISTERS
         ((pixels + 6) / 7 * blocks(channels: k) + 1) / 2
+        #else
+        (listsBytes(groups: (pixels + pixelBlock - 1) / pixelBlock, inChannels: k)
+            + (pixels + pixelBlock - 1) / pixelBlock * blocks(channels: k) * 2 + 1 + 3) / 4   // + the masks' alignment
+        #endif
     }
 
     /// Fills `masks` (group-major: group g's block c16 at `g · blocks(k) + c16`) with the input lanes that are
-    /// nonzero on any pixel of each group of `group` pixels of `range`, and says whether at least an eighth of
-    /// them are zero: fewer, and the skipping loop (a mispredicted exit a block) costs more than the
-    /// multiply-adds it saves (an expansion's inputs, a block's output plus its input, are dense; a photo's
-    /// projections skip 15–70 %; measured in PERF.md).
+    /// nonzero on any pixel of each group of `group` pixels of `range`, and returns how many are zero: too few,
+    /// and the skipping costs more than the multiply-adds it saves (an expansion's inputs, a block's output plus
+    /// its input, are dense; a photo's projections skip 15–70 %; measured in PERF.md).
     @inline(__always)
     static func nonzeroMasks(_ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ range: Range<Int>, group: Int,
-                             into masks: UnsafeMutablePointer<UInt16>) -> Bool {
+                             into masks: UnsafeMutablePointer<UInt16>) -> Int {
         let kb = blocks(channels: k)
         var zeros = 0, g = 0, p0 = range.lowerBound
         while p0 < range.upperBound {
@@ -93,8 +98,69 @@ public enum BlockedKernels {
             g += 1
             p0 += group
         }
-        return zeros * 8 >= g * k
+        return zeros
     }
+
+    #if !SWIFTSEG_32_REGISTERS
+    /// Bytes of ``nonzeroLists``'s lists: a count per group and chunk, a byte per group and input, and the 8
+    /// a last group's store of 8 entries writes past them.
+    static func listsBytes(groups: Int, inChannels k: Int) -> Int {
+        groups * ((k + reductionChunk - 1) / reductionChunk + k) + 8
+    }
+
+    /// The positions of the set bits of a byte, lowest first, one a byte (the rest zero): a mask's 8 lanes
+    /// turned into list entries with one store. Made once, never written after (so shared unguarded).
+    nonisolated(unsafe) static let setBitPositions: UnsafePointer<UInt64> = {
+        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+        for byte in 0..<256 {
+            var positions: UInt64 = 0, n = 0
+            for bit in 0..<8 where byte >> bit & 1 == 1 {
+                positions |= UInt64(bit) << (8 * n)
+                n += 1
+            }
+            table[byte] = positions
+        }
+        return UnsafePointer(table)
+    }()
+
+    /// For each group of ``pixelBlock`` pixels of `range` and each ``reductionChunk`` of inputs, the inputs
+    /// nonzero on some pixel of the group, as a list (chunk-relative indices, ascending; group g's count for
+    /// the chunk at c0 at `lists[g · chunks + c0 / reductionChunk]`, its entries from `lists + groups · chunks +
+    /// g · k + c0`), when the `readers` output blocks that will read them skip enough to pay for making them:
+    /// the zero fraction times `readers` at least 1 (on a Zen 1, 0.2 of the inputs zero lost 4 % with two
+    /// readers and gained 2 % with five; PERF.md); nil otherwise. The 16-register builds sum one output block
+    /// at a time, so lists (made once, read by each block of the task) rather than the masks: a list's loop
+    /// exits once a chunk, a mask's once each 16 inputs, mispredicted.
+    @inline(__always)
+    static func nonzeroLists(_ input: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ range: Range<Int>, readers: Int,
+                             scratch: UnsafeMutablePointer<Float>) -> UnsafeMutablePointer<UInt8>? {
+        let kb = blocks(channels: k), chunks = (k + reductionChunk - 1) / reductionChunk
+        let groups = (range.count + pixelBlock - 1) / pixelBlock, bytes = listsBytes(groups: groups, inChannels: k)
+        let lists = UnsafeMutableRawPointer(scratch).bindMemory(to: UInt8.self, capacity: bytes)
+        let masks = UnsafeMutableRawPointer(lists + bytes).alignedUp(for: UInt16.self)
+            .bindMemory(to: UInt16.self, capacity: groups * kb)
+        guard nonzeroMasks(input, hw, k, range, group: pixelBlock, into: masks) * readers >= groups * k else { return nil }
+        let positions = setBitPositions, entries = UnsafeMutableRawPointer(lists + groups * chunks)
+        for g in 0..<groups {
+            for chunk in 0..<chunks {
+                let c0 = chunk * reductionChunk
+                var n = 0
+                for c16 in (c0 / width)..<Swift.min(kb, (c0 + reductionChunk) / width) {
+                    let mask = Int(masks[g * kb + c16]), low = mask & 0xff, high = mask >> 8
+                    // a byte's positions plus the lane's base in each byte (at most 127 + 7: no carries)
+                    let base = UInt64(c16 * width - c0) &* 0x0101_0101_0101_0101
+                    entries.storeBytes(of: positions[low] &+ base, toByteOffset: g * k + c0 + n, as: UInt64.self)
+                    n += low.nonzeroBitCount
+                    entries.storeBytes(of: positions[high] &+ base &+ 0x0808_0808_0808_0808, toByteOffset: g * k + c0 + n,
+                                       as: UInt64.self)
+                    n += high.nonzeroBitCount
+                }
+                lists[g * chunks + chunk] = UInt8(truncatingIfNeeded: n)
+            }
+        }
+        return lists
+    }
+    #endif
 
     /// ``pointwise``, its output (and residual) blocks `outPlane` pixels apart instead of the input's `hw`.
     @inline(__always)
@@ -113,7 +179,8 @@ public enum BlockedKernels {
         let masks: UnsafeMutablePointer<UInt16>? = skipScratch.flatMap { scratch in
             guard blocks.count >= 2 else { return nil }
             let m = UnsafeMutableRawPointer(scratch).bindMemory(to: UInt16.self, capacity: (range.count + 6) / 7 * kb)
-            return nonzeroMasks(input, hw, k, range, group: groupPixels, into: m) ? m : nil
+            let zeros = nonzeroMasks(input, hw, k, range, group: groupPixels, into: m)
+            return zeros * 8 >= (range.count + groupPixels - 1) / groupPixels * k ? m : nil   // an eighth
         }
         // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
         // two or three multiply-adds (the GEMM's 8 × 32); 7 pixels where that leaves fewer lanes unused (a 7×7
@@ -155,19 +222,30 @@ public enum BlockedKernels {
             else { group(EveryInput.self, three: three, half: half, b) }
             b += three ? 3 : 2
         }
+        let lists: UnsafeMutablePointer<UInt8>? = nil
+        #else
+        // with one or two readers half the inputs or more must be zero, which a photo's projections rarely are
+        // (their 56×56 ones 9–22 %): not worth even the masks
+        let lists = blocks.count < 3 ? nil : skipScratch.flatMap { scratch in
+            nonzeroLists(input, hw, k, range, readers: blocks.count, scratch: scratch)
+        }
         #endif
+        let groups = (range.count + pixelBlock - 1) / pixelBlock, chunks = (k + reductionChunk - 1) / reductionChunk
         while b < blocks.upperBound {
             let w = weight + b * width * k, bv = SIMDKernels.load(bias + b * width)
             let out = output + b * outPlane * width, res = residual + b * outPlane * width
             var c0 = 0
             while c0 < k {
                 let c1 = Swift.min(k, c0 + reductionChunk), x = input + c0 * hw, wc = w + c0 * width
-                var p0 = range.lowerBound
+                var p0 = range.lowerBound, g = 0
                 while p0 < range.upperBound {
+                    let entries = lists.map { UnsafePointer($0 + groups * chunks + g * k + c0) }
+                    let listed = lists.map { Int($0[g * chunks + c0 / reductionChunk]) } ?? 0
                     pointwiseBlock(x + p0 * width, hw, c1 - c0, wc, bv, out + p0 * width, res + p0 * width,
                                    Swift.min(pixelBlock, range.upperBound - p0), first: c0 == 0, last: c1 == k,
-                                   A.self, R.self)
+                                   entries, listed, A.self, R.self)
                     p0 += pixelBlock
+                    g += 1
                 }
                 c0 = c1
             }
@@ -175,12 +253,13 @@ public enum BlockedKernels {
         }
     }
 
-    /// `count` (≤ ``pixelBlock``) pixels from `x` (pixel p0 of input channel block 0) of one output channel block.
+    /// `count` (≤ ``pixelBlock``) pixels from `x` (pixel p0 of input channel block 0) of one output channel block:
+    /// every input, or with `entries` only the `listed` inputs it names (``nonzeroLists``), in the same order.
     @inline(__always)
     static func pointwiseBlock<A: VectorActivation, R: ResidualChoice>(
         _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ w: UnsafePointer<Float>, _ bias: Vector,
         _ out: UnsafeMutablePointer<Float>, _ residual: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool,
-        _: A.Type, _: R.Type
+        _ entries: UnsafePointer<UInt8>?, _ listed: Int, _: A.Type, _: R.Type
     ) {
         @inline(__always) func start(_ i: Int) -> Vector {
             first || i >= count ? Vector(repeating: 0) : SIMDKernels.load(out + i * width)
@@ -189,27 +268,54 @@ public enum BlockedKernels {
         #if SWIFTSEG_32_REGISTERS
         var s6 = start(6), s7 = start(7), s8 = start(8), s9 = start(9), s10 = start(10), s11 = start(11)
         #endif
-        var wp = w
-        for c16 in 0..<blocks(channels: k) {
-            let xb = x + c16 &* hw &* width
-            for l in 0..<Swift.min(width, k &- c16 &* width) {
-                let wv = SIMDKernels.load(wp)
-                @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
-                s0 = SIMDKernels.multiplyAdd(term(0), wv, s0)
-                s1 = SIMDKernels.multiplyAdd(term(1), wv, s1)
-                s2 = SIMDKernels.multiplyAdd(term(2), wv, s2)
-                s3 = SIMDKernels.multiplyAdd(term(3), wv, s3)
-                s4 = SIMDKernels.multiplyAdd(term(4), wv, s4)
-                s5 = SIMDKernels.multiplyAdd(term(5), wv, s5)
-                #if SWIFTSEG_32_REGISTERS
-                s6 = SIMDKernels.multiplyAdd(term(6), wv, s6)
-                s7 = SIMDKernels.multiplyAdd(term(7), wv, s7)
-                s8 = SIMDKernels.multiplyAdd(term(8), wv, s8)
-                s9 = SIMDKernels.multiplyAdd(term(9), wv, s9)
-                s10 = SIMDKernels.multiplyAdd(term(10), wv, s10)
-                s11 = SIMDKernels.multiplyAdd(term(11), wv, s11)
-                #endif
-                wp += width
+        // input lane `xl` (its pixel 0) times weight vector `wv`, into each pixel's sums
+        @inline(__always) func lane(_ xl: UnsafePointer<Float>, _ wv: Vector) {
+            @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xl[i &* width]) }
+            s0 = SIMDKernels.multiplyAdd(term(0), wv, s0)
+            s1 = SIMDKernels.multiplyAdd(term(1), wv, s1)
+            s2 = SIMDKernels.multiplyAdd(term(2), wv, s2)
+            s3 = SIMDKernels.multiplyAdd(term(3), wv, s3)
+            s4 = SIMDKernels.multiplyAdd(term(4), wv, s4)
+            s5 = SIMDKernels.multiplyAdd(term(5), wv, s5)
+            #if SWIFTSEG_32_REGISTERS
+            s6 = SIMDKernels.multiplyAdd(term(6), wv, s6)
+            s7 = SIMDKernels.multiplyAdd(term(7), wv, s7)
+            s8 = SIMDKernels.multiplyAdd(term(8), wv, s8)
+            s9 = SIMDKernels.multiplyAdd(term(9), wv, s9)
+            s10 = SIMDKernels.multiplyAdd(term(10), wv, s10)
+            s11 = SIMDKernels.multiplyAdd(term(11), wv, s11)
+            #endif
+        }
+        if let entries {
+            let plane = hw &* width
+            for j in 0..<listed {
+                let ci = Int(truncatingIfNeeded: entries[j])   // block ci / 16, lane ci % 16
+                let offset: Int = (ci &>> 4) &* plane &+ (ci & 15)
+                lane(x + offset, SIMDKernels.load(w + ci &* width))
+            }
+        } else {
+            var wp = w
+            for c16 in 0..<blocks(channels: k) {
+                let xb = x + c16 &* hw &* width
+                for l in 0..<Swift.min(width, k &- c16 &* width) {
+                    let wv = SIMDKernels.load(wp)
+                    @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
+                    s0 = SIMDKernels.multiplyAdd(term(0), wv, s0)
+                    s1 = SIMDKernels.multiplyAdd(term(1), wv, s1)
+                    s2 = SIMDKernels.multiplyAdd(term(2), wv, s2)
+                    s3 = SIMDKernels.multiplyAdd(term(3), wv, s3)
+                    s4 = SIMDKernels.multiplyAdd(term(4), wv, s4)
+                    s5 = SIMDKernels.multiplyAdd(term(5), wv, s5)
+                    #if SWIFTSEG_32_REGISTERS
+                    s6 = SIMDKernels.multiplyAdd(term(6), wv, s6)
+                    s7 = SIMDKernels.multiplyAdd(term(7), wv, s7)
+                    s8 = SIMDKernels.multiplyAdd(term(8), wv, s8)
+                    s9 = SIMDKernels.multiplyAdd(term(9), wv, s9)
+                    s10 = SIMDKernels.multiplyAdd(term(10), wv, s10)
+                    s11 = SIMDKernels.multiplyAdd(term(11), wv, s11)
+                    #endif
+                    wp += width
+                }
             }
         }
         @inline(__always) func put(_ s: Vector, _ i: Int) {
