@@ -393,6 +393,10 @@ public enum BlockedKernels {
     }
     #endif
 
+/// How many output blocks ``BlockedKernels/convGroup`` sums at once.
+protocol ConvBlocks { static var two: Bool { get } }
+enum OneConvBlock: ConvBlocks { static var two: Bool { false } }
+enum TwoConvBlocks: ConvBlocks { static var two: Bool { true } }
 /// How many output blocks ``BlockedKernels/pointwiseGroup`` sums at once: a type, like the activation.
 protocol BlockGroup { static var three: Bool { get } }
 enum TwoBlocks: BlockGroup { static var three: Bool { false } }
@@ -787,13 +791,13 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                 var b = blocks.lowerBound
                 #if SWIFTSEG_32_REGISTERS
                 while b + 2 <= blocks.upperBound {
-                    convGroup(true, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
+                    convGroup(TwoConvBlocks.self, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
                               out + b * ohw * width + x * width, ohw * width, count, A.self)
                     b += 2
                 }
                 #endif
                 while b < blocks.upperBound {
-                    convGroup(false, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
+                    convGroup(OneConvBlock.self, taps, kk, x * s, s, weight + b * width * kk, bias + b * width,
                               out + b * ohw * width + x * width, ohw * width, count, A.self)
                     b += 1
                 }
@@ -802,21 +806,24 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
         }
     }
 
-    /// Pixels of a row ``conv`` sums at once.
+    /// Pixels of a row ``conv`` sums at once: 8 sums of two blocks with 32 registers, 6 of one block with 16.
     #if SWIFTSEG_32_REGISTERS
     static let convPixels = 8
     #else
-    static let convPixels = 4
+    static let convPixels = 6
     #endif
 
-    /// `count` (≤ ``convPixels``) pixels of one output block (two, 16 lanes × `second` floats apart, when
-    /// `two`): each tap's input value broadcast to one multiply-add per block, the taps in order.
+    /// `count` (≤ ``convPixels``) pixels of one output block (two, 16 lanes × `second` floats apart, with
+    /// `TwoConvBlocks`): each tap's input value broadcast to one multiply-add per block, the taps in order.
+    /// The block count a type, so each build's body has only the sums it uses: as a run-time flag the compiler
+    /// kept all 16 sums of 16 lanes, and in the AVX2 build (16 registers) they lived on the stack.
     @inline(__always)
-    static func convGroup<A: VectorActivation>(_ two: Bool, _ taps: UnsafePointer<UnsafePointer<Float>>, _ kk: Int,
-                                               _ offset: Int, _ s: Int, _ w: UnsafePointer<Float>,
-                                               _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>,
-                                               _ second: Int, _ count: Int, _: A.Type) {
-        let zero = Vector(repeating: 0)
+    static func convGroup<G: ConvBlocks, A: VectorActivation>(_: G.Type, _ taps: UnsafePointer<UnsafePointer<Float>>,
+                                                              _ kk: Int, _ offset: Int, _ s: Int,
+                                                              _ w: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                                              _ out: UnsafeMutablePointer<Float>, _ second: Int,
+                                                              _ count: Int, _: A.Type) {
+        let two = G.two, zero = Vector(repeating: 0)
         var a0 = zero, a1 = zero, a2 = zero, a3 = zero, a4 = zero, a5 = zero, a6 = zero, a7 = zero
         var b0 = zero, b1 = zero, b2 = zero, b3 = zero, b4 = zero, b5 = zero, b6 = zero, b7 = zero
         var wp = w
@@ -829,7 +836,8 @@ enum SevenPixels: PixelGroup { static var count: Int { 7 } }
                 if two { b = SIMDKernels.multiplyAdd(t, v, b) }
             }
             step(0, &a0, &b0); step(1, &a1, &b1); step(2, &a2, &b2); step(3, &a3, &b3)
-            if convPixels > 4 { step(4, &a4, &b4); step(5, &a5, &b5); step(6, &a6, &b6); step(7, &a7, &b7) }
+            if convPixels > 4 { step(4, &a4, &b4); step(5, &a5, &b5) }
+            if convPixels > 6 { step(6, &a6, &b6); step(7, &a7, &b7) }
             wp += width
         }
         let bias0 = SIMDKernels.load(bias), bias1 = two ? SIMDKernels.load(bias + width) : zero
