@@ -298,22 +298,7 @@ public enum BlockedKernels {
             for c16 in 0..<blocks(channels: k) {
                 let xb = x + c16 &* hw &* width
                 for l in 0..<Swift.min(width, k &- c16 &* width) {
-                    let wv = SIMDKernels.load(wp)
-                    @inline(__always) func term(_ i: Int) -> Vector { Vector(repeating: xb[i &* width &+ l]) }
-                    s0 = SIMDKernels.multiplyAdd(term(0), wv, s0)
-                    s1 = SIMDKernels.multiplyAdd(term(1), wv, s1)
-                    s2 = SIMDKernels.multiplyAdd(term(2), wv, s2)
-                    s3 = SIMDKernels.multiplyAdd(term(3), wv, s3)
-                    s4 = SIMDKernels.multiplyAdd(term(4), wv, s4)
-                    s5 = SIMDKernels.multiplyAdd(term(5), wv, s5)
-                    #if SWIFTSEG_32_REGISTERS
-                    s6 = SIMDKernels.multiplyAdd(term(6), wv, s6)
-                    s7 = SIMDKernels.multiplyAdd(term(7), wv, s7)
-                    s8 = SIMDKernels.multiplyAdd(term(8), wv, s8)
-                    s9 = SIMDKernels.multiplyAdd(term(9), wv, s9)
-                    s10 = SIMDKernels.multiplyAdd(term(10), wv, s10)
-                    s11 = SIMDKernels.multiplyAdd(term(11), wv, s11)
-                    #endif
+                    lane(xb + l, SIMDKernels.load(wp))
                     wp += width
                 }
             }
