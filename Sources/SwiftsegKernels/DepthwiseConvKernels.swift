@@ -403,21 +403,73 @@ public enum DepthwiseConvKernels {
             if k == 3 { run(3) } else { run(5) }
             return
         }
+        #else
+        // 16 registers: at most 4 pixels' sums (8 of them), the size and stride constants
+        switch (s, k) {
+        case (1, 3): return narrowRow(Taps3Stride1.self, rows, tapRows, taps, b, ow, output, A.self)
+        case (1, 5): return narrowRow(Taps5Stride1.self, rows, tapRows, taps, b, ow, output, A.self)
+        case (2, 3): return narrowRow(Taps3Stride2.self, rows, tapRows, taps, b, ow, output, A.self)
+        case (2, 5): return narrowRow(Taps5Stride2.self, rows, tapRows, taps, b, ow, output, A.self)
+        default: break
+        }
         #endif
         var x = 0
         while x < ow {
             let count = Swift.min(8, ow - x), out = output + x &* width, offset = x &* step
+            @inline(__always) func row(_ ky: Int) -> UnsafePointer<Float> { rows[ky] }
             switch count {
-            case 8: accumulate(8, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 7: accumulate(7, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 6: accumulate(6, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 5: accumulate(5, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 4: accumulate(4, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 3: accumulate(3, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            case 2: accumulate(2, rows, tapRows, offset, step, k, taps, b, out, A.self)
-            default: accumulate(1, rows, tapRows, offset, step, k, taps, b, out, A.self)
+            case 8: accumulate(8, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 7: accumulate(7, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 6: accumulate(6, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 5: accumulate(5, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 4: accumulate(4, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 3: accumulate(3, tapRows, row, offset, step, k, taps, b, out, A.self)
+            case 2: accumulate(2, tapRows, row, offset, step, k, taps, b, out, A.self)
+            default: accumulate(1, tapRows, row, offset, step, k, taps, b, out, A.self)
             }
             x += 8
+        }
+    }
+
+    #if !SWIFTSEG_32_REGISTERS
+    /// Pixels ``narrowRow`` sums at once: their 16-lane sums take half of 16 registers.
+    static let narrowPixels = 4
+
+    /// ``accumulateRow`` in the 16-register builds for one (kernel size, stride) pair: groups of at most
+    /// ``narrowPixels`` pixels, the same sums in the same order (each pixel's own, in raster order).
+    static func narrowRow<S: DepthwiseShape, A: VectorActivation>(
+        _: S.Type, _ rows: UnsafePointer<UnsafePointer<Float>>, _ tapRows: Range<Int>, _ taps: UnsafePointer<Float>,
+        _ b: Vector, _ ow: Int, _ output: UnsafeMutablePointer<Float>, _: A.Type
+    ) {
+        let step = S.stride &* width, k = S.kernelSize
+        @inline(__always) func pixels(_ tapRows: Range<Int>, _ row: (Int) -> UnsafePointer<Float>) {
+            var x = 0
+            while x < ow {
+                let count = Swift.min(narrowPixels, ow - x), out = output + x &* width, offset = x &* step
+                switch count {
+                case 4: accumulate(4, tapRows, row, offset, step, k, taps, b, out, A.self)
+                case 3: accumulate(3, tapRows, row, offset, step, k, taps, b, out, A.self)
+                case 2: accumulate(2, tapRows, row, offset, step, k, taps, b, out, A.self)
+                default: accumulate(1, tapRows, row, offset, step, k, taps, b, out, A.self)
+                }
+                x += narrowPixels
+            }
+        }
+        withRows(k, rows, tapRows, pixels)
+    }
+    #endif
+
+    /// `body(tapRows, row)` with tap row ky's row `row(ky)`: when every tap row is there (0..<k, all but a wide
+    /// map's edge rows) a constant range and the row pointers read once into registers, not again for each
+    /// pixel; otherwise `rows[ky]`.
+    @inline(__always)
+    static func withRows(_ k: Int, _ rows: UnsafePointer<UnsafePointer<Float>>, _ tapRows: Range<Int>,
+                         _ body: (Range<Int>, (Int) -> UnsafePointer<Float>) -> Void) {
+        if tapRows.count == k {
+            let r0 = rows[0], r1 = rows[1], r2 = rows[2], r3 = k > 3 ? rows[3] : r2, r4 = k > 3 ? rows[4] : r2
+            body(0..<k) { ky in ky == 0 ? r0 : ky == 1 ? r1 : ky == 2 ? r2 : ky == 3 ? r3 : r4 }
+        } else {
+            body(tapRows) { rows[$0] }
         }
     }
 
@@ -427,13 +479,13 @@ public enum DepthwiseConvKernels {
     /// vector per pixel). The first pixel's tap row ky starts `offset` floats into `rows[ky]`; pixels are `step`
     /// floats apart.
     @inline(__always)
-    static func accumulate<A: VectorActivation>(_ count: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
-                                                _ tapRows: Range<Int>, _ offset: Int, _ step: Int, _ k: Int,
+    static func accumulate<A: VectorActivation>(_ count: Int, _ tapRows: Range<Int>,
+                                                _ row: (Int) -> UnsafePointer<Float>, _ offset: Int, _ step: Int, _ k: Int,
                                                 _ taps: UnsafePointer<Float>, _ bias: Vector,
                                                 _ out: UnsafeMutablePointer<Float>, _: A.Type) {
         var s0 = bias, s1 = bias, s2 = bias, s3 = bias, s4 = bias, s5 = bias, s6 = bias, s7 = bias
         for ky in tapRows {
-            var p = rows[ky] + offset, tap = taps + ky &* k &* width
+            var p = row(ky) + offset, tap = taps + ky &* k &* width
             for _ in 0..<k {
                 let t = SIMDKernels.load(tap)
                 s0 = SIMDKernels.multiplyAdd(t, SIMDKernels.load(p), s0)
@@ -549,11 +601,13 @@ public enum DepthwiseConvKernels {
     }
     #endif
 
-    /// Pixels of a wide row summed at once by ``accumulateColumns``: k of their sums each stay in registers.
+    /// Pixels of a wide row summed at once by ``accumulateColumns`` (3×3, 5×5): k of their sums each stay in
+    /// registers. The 16-register builds sum a 5×5 kernel's pixels two at a time by halves of the block
+    /// (``accumulateColumnHalves``) and the row's last one alone.
     #if SWIFTSEG_32_REGISTERS
-    static let widePixels = 4
+    static let widePixels = (three: 4, five: 4)
     #else
-    static let widePixels = 1
+    static let widePixels = (three: 2, five: 1)
     #endif
 
     /// One output row of a block kernel wider than ``Conv2D/depthwiseBlockMaximumWidth``-sized rows, each pixel
@@ -571,44 +625,92 @@ public enum DepthwiseConvKernels {
             accumulateRow(rows, tapRows, stride: s, kernelSize: k, taps: taps, bias: b, outWidth: ow, into: output, A.self)
             return
         }
-        @inline(__always) func run(_ s: Int, _ k: Int) {
+        // the stride and size as types, so each is a constant in its copy (the loads of columns two pixels
+        // share merge, the tap rows unroll)
+        switch (s, k) {
+        case (1, 3): wideRow(Taps3Stride1.self, rows, tapRows, taps, b, ow, output, A.self)
+        case (1, _): wideRow(Taps5Stride1.self, rows, tapRows, taps, b, ow, output, A.self)
+        case (_, 3): wideRow(Taps3Stride2.self, rows, tapRows, taps, b, ow, output, A.self)
+        default: wideRow(Taps5Stride2.self, rows, tapRows, taps, b, ow, output, A.self)
+        }
+    }
+
+    /// ``accumulateWideRow`` for one (kernel size, stride) pair: groups of ``widePixels`` pixels.
+    static func wideRow<S: DepthwiseShape, A: VectorActivation>(
+        _: S.Type, _ rows: UnsafePointer<UnsafePointer<Float>>, _ tapRows: Range<Int>, _ taps: UnsafePointer<Float>,
+        _ b: Vector, _ ow: Int, _ output: UnsafeMutablePointer<Float>, _: A.Type
+    ) {
+        let s = S.stride, k = S.kernelSize
+        @inline(__always) func pixels(_ tapRows: Range<Int>, _ row: (Int) -> UnsafePointer<Float>) {
             var x = 0
-            while x + widePixels <= ow {
-                accumulateColumns(widePixels, rows, tapRows, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
-                x += widePixels
+            let group = k == 3 ? widePixels.three : widePixels.five
+            #if !SWIFTSEG_32_REGISTERS
+            while k == 5 && x + 2 <= ow {   // (for 3×3, halves of 3 or 4 pixels were no faster than 2 whole ones)
+                accumulateColumnHalves(2, tapRows, row, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
+                x += 2
+            }
+            #endif
+            while x + group <= ow {
+                accumulateColumns(group, tapRows, row, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
+                x += group
             }
             while x < ow {
-                accumulateColumns(1, rows, tapRows, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
+                accumulateColumns(1, tapRows, row, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
                 x += 1
             }
         }
-        // the stride and size constants in each, so the loads of columns two pixels share merge
-        switch (s, k) {
-        case (1, 3): run(1, 3)
-        case (1, _): run(1, 5)
-        case (_, 3): run(2, 3)
-        default: run(2, 5)
-        }
+        withRows(k, rows, tapRows, pixels)
     }
 
     /// `count` (1–4, constant at each call) pixels of ``accumulateWideRow`` for k = 3 or 5 (constant): pixel i's
     /// tap (ky, kx) reads vector `i · s + kx` of tap row ky from `offset`.
     @inline(__always)
-    static func accumulateColumns<A: VectorActivation>(_ count: Int, _ rows: UnsafePointer<UnsafePointer<Float>>,
-                                                       _ tapRows: Range<Int>, _ offset: Int, _ s: Int, _ k: Int,
+    static func accumulateColumns<A: VectorActivation>(_ count: Int, _ tapRows: Range<Int>,
+                                                       _ row: (Int) -> UnsafePointer<Float>, _ offset: Int, _ s: Int, _ k: Int,
                                                        _ taps: UnsafePointer<Float>, _ bias: Vector,
                                                        _ out: UnsafeMutablePointer<Float>, _: A.Type) {
-        let zero = Vector(repeating: 0)
+        let sums = columnSums(count, tapRows, row, offset, s, k, taps, bias)
+        SIMDKernels.store(A.apply(sums.0), out)
+        if count > 1 { SIMDKernels.store(A.apply(sums.1), out + width) }
+        if count > 2 { SIMDKernels.store(A.apply(sums.2), out + 2 * width) }
+        if count > 3 { SIMDKernels.store(A.apply(sums.3), out + 3 * width) }
+    }
+
+    #if !SWIFTSEG_32_REGISTERS
+    /// ``accumulateColumns`` for two pixels of a 5×5 kernel, each half of the block (8 lanes) at a time: ten
+    /// 8-lane sums fit 16 registers where ten 16-lane ones (one pixel) took them all, so each tap is loaded
+    /// once for two pixels. The same sums lane by lane.
+    @inline(__always)
+    static func accumulateColumnHalves<A: VectorActivation>(_ count: Int, _ tapRows: Range<Int>,
+                                                            _ row: (Int) -> UnsafePointer<Float>,
+                                                            _ offset: Int, _ s: Int, _ k: Int, _ taps: UnsafePointer<Float>,
+                                                            _ bias: Vector, _ out: UnsafeMutablePointer<Float>, _: A.Type) {
+        let low = columnSums(count, tapRows, row, offset, s, k, taps, bias.lowHalf)
+        let high = columnSums(count, tapRows, { row($0) + 8 }, offset, s, k, taps + 8, bias.highHalf)
+        SIMDKernels.store(A.apply(Vector(lowHalf: low.0, highHalf: high.0)), out)
+        if count > 1 { SIMDKernels.store(A.apply(Vector(lowHalf: low.1, highHalf: high.1)), out + width) }
+        if count > 2 { SIMDKernels.store(A.apply(Vector(lowHalf: low.2, highHalf: high.2)), out + 2 * width) }
+        if count > 3 { SIMDKernels.store(A.apply(Vector(lowHalf: low.3, highHalf: high.3)), out + 3 * width) }
+    }
+    #endif
+
+    /// The sums of ``accumulateColumns`` (the first `count`) on vectors of `V` (16 lanes, or 8: half a block,
+    /// `row`, `taps` and `bias` that half's).
+    @inline(__always)
+    static func columnSums<V: SIMD>(_ count: Int, _ tapRows: Range<Int>, _ row: (Int) -> UnsafePointer<Float>,
+                                    _ offset: Int, _ s: Int, _ k: Int, _ taps: UnsafePointer<Float>,
+                                    _ bias: V) -> (V, V, V, V) where V.Scalar == Float {
+        let zero = V(repeating: 0)
         // sums[pixel][column]: pixel i's tap-column sums
         var c00 = bias, c01 = zero, c02 = zero, c03 = zero, c04 = zero
         var c10 = bias, c11 = zero, c12 = zero, c13 = zero, c14 = zero
         var c20 = bias, c21 = zero, c22 = zero, c23 = zero, c24 = zero
         var c30 = bias, c31 = zero, c32 = zero, c33 = zero, c34 = zero
         for ky in tapRows {
-            let p = rows[ky] + offset, t = taps + ky &* k &* width
-            @inline(__always) func x(_ j: Int) -> Vector { SIMDKernels.load(p + j &* width) }
-            @inline(__always) func fma(_ tap: Int, _ j: Int, _ sum: Vector) -> Vector {
-                SIMDKernels.multiplyAdd(SIMDKernels.load(t + tap &* width), x(j), sum)
+            let p = row(ky) + offset, t = taps + ky &* k &* width
+            @inline(__always) func load(_ q: UnsafePointer<Float>) -> V { UnsafeRawPointer(q).loadUnaligned(as: V.self) }
+            @inline(__always) func fma(_ tap: Int, _ j: Int, _ sum: V) -> V {
+                SIMDKernels.multiplyAdd(load(t + tap &* width), load(p + j &* width), sum)
             }
             c00 = fma(0, 0, c00); c01 = fma(1, 1, c01); c02 = fma(2, 2, c02)
             if k == 5 { c03 = fma(3, 3, c03); c04 = fma(4, 4, c04) }
@@ -625,13 +727,11 @@ public enum DepthwiseConvKernels {
                 if k == 5 { c33 = fma(3, 3 * s + 3, c33); c34 = fma(4, 3 * s + 4, c34) }
             }
         }
-        @inline(__always) func total(_ a: Vector, _ b: Vector, _ c: Vector, _ d: Vector, _ e: Vector) -> Vector {
+        @inline(__always) func total(_ a: V, _ b: V, _ c: V, _ d: V, _ e: V) -> V {
             k == 3 ? a + b + c : (a + b) + (c + d) + e
         }
-        SIMDKernels.store(A.apply(total(c00, c01, c02, c03, c04)), out)
-        if count > 1 { SIMDKernels.store(A.apply(total(c10, c11, c12, c13, c14)), out + width) }
-        if count > 2 { SIMDKernels.store(A.apply(total(c20, c21, c22, c23, c24)), out + 2 * width) }
-        if count > 3 { SIMDKernels.store(A.apply(total(c30, c31, c32, c33, c34)), out + 3 * width) }
+        return (total(c00, c01, c02, c03, c04), total(c10, c11, c12, c13, c14), total(c20, c21, c22, c23, c24),
+                total(c30, c31, c32, c33, c34))
     }
 
     /// The 16 vectors at `r` as the rows of a 16×16 matrix, replaced by its transpose (row i, lane j ← row j,
@@ -693,3 +793,11 @@ public enum DepthwiseConvKernels {
         r[8] = m.8; r[9] = m.9; r[10] = m.10; r[11] = m.11; r[12] = m.12; r[13] = m.13; r[14] = m.14; r[15] = m.15
     }
 }
+
+/// A depthwise kernel's size and stride as a type (``DepthwiseConvKernels/wideRow``): constants in each copy of
+/// the kernel, which a run-time pair passed down is not once the compiler outlines a loop.
+protocol DepthwiseShape { static var kernelSize: Int { get }; static var stride: Int { get } }
+enum Taps3Stride1: DepthwiseShape { static var kernelSize: Int { 3 }; static var stride: Int { 1 } }
+enum Taps5Stride1: DepthwiseShape { static var kernelSize: Int { 5 }; static var stride: Int { 1 } }
+enum Taps3Stride2: DepthwiseShape { static var kernelSize: Int { 3 }; static var stride: Int { 2 } }
+enum Taps5Stride2: DepthwiseShape { static var kernelSize: Int { 5 }; static var stride: Int { 2 } }
