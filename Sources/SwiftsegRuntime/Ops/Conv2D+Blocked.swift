@@ -183,7 +183,7 @@ extension Conv2D {
             let blocks = ChannelBlocks.blocks(channels: depthwise.outChannels)
             let rows = (band * output.height / bands)..<((band + 1) * output.height / bands)
             kernels.blockedExpandDepthwise(input.data, input.channels, input.height, input.width, weight, bias,
-                                           depthwise.blockedTaps!.block(0, kernelSize: depthwise.kernelSize),
+                                           depthwise.blockedTaps(block: 0),
                                            depthwise.bias, depthwise.kernelSize, depthwise.stride,
                                            padding.top, padding.left, output.data, output.height, output.width,
                                            (group * blocks / groups)..<((group + 1) * blocks / groups), rows,
@@ -249,7 +249,7 @@ extension Conv2D {
         func run(_ band: Int, worker: Int) {
             kernels.blockedExpandDepthwiseProject(
                 input.data, input.channels, input.height, input.width, expandWeight, expandBias,
-                ChannelBlocks.blocks(channels: depthwise.outChannels), depthwise.blockedTaps!.block(0, kernelSize: depthwise.kernelSize),
+                ChannelBlocks.blocks(channels: depthwise.outChannels), depthwise.blockedTaps(block: 0),
                 depthwise.bias, depthwise.kernelSize, depthwise.stride, padding.top, padding.left, projectWeight,
                 projectBias, project.outChannels, residual.map { UnsafePointer($0.data) }, output.data, output.height,
                 output.width, evenPart(band, of: bands, splitting: output.height), scratch[worker])
@@ -298,7 +298,7 @@ extension Conv2D {
             let lanes = ChannelBlocks.width, k = conv.kernelSize, block = task / bands, band = task % bands
             let rows = (band * output.height / bands)..<((band + 1) * output.height / bands)
             kernels.blockedDepthwise(input.data + block * lanes * input.planeSize, input.height, input.width,
-                                     conv.blockedTaps!.block(block, kernelSize: k), conv.bias + block * lanes, k, conv.stride,
+                                     conv.blockedTaps(block: block), conv.bias + block * lanes, k, conv.stride,
                                      padding.top, padding.left, output.data + block * lanes * output.planeSize,
                                      output.height, output.width, rows, activation, scratch[worker])
         }
@@ -314,7 +314,7 @@ extension Conv2D {
 
         func run(_ task: Int, worker: Int) {
             kernels.blockedDepthwiseTiles(input.data, input.height, input.width,
-                                          conv.blockedTaps!.block(0, kernelSize: conv.kernelSize), conv.bias,
+                                          conv.blockedTaps(block: 0), conv.bias,
                                           conv.kernelSize, conv.stride, padding.top, padding.left, output.data,
                                           output.height, output.width,
                                           evenPart(task, of: groups, splitting: ChannelBlocks.blocks(channels: conv.outChannels)),
@@ -323,25 +323,24 @@ extension Conv2D {
     }
 }
 
-/// A depthwise conv's weights as the channel-blocked kernels read them: per block of 16 channels, its k² taps
-/// as vectors (tap t's 16 channels at `(block · k² + t) · 16`), a last block's missing channels zero; made at
-/// load, so the kernels do not transpose the taps on every call (a sixth of the small maps' depthwise time).
-public final class BlockedDepthwiseTaps: @unchecked Sendable {
-    let taps: UnsafeMutablePointer<Float>
-
-    init(weight: UnsafePointer<Float>, channels: Int, kernelSize k: Int) {
-        let lanes = ChannelBlocks.width, count = ChannelBlocks.paddedChannels(channels) * k * k
-        taps = UnsafeMutablePointer<Float>.allocate(capacity: count)
-        taps.initialize(repeating: 0, count: count)
-        for c in 0..<channels {
-            for t in 0..<(k * k) { taps[((c / lanes) * k * k + t) * lanes + c % lanes] = weight[c * k * k + t] }
+extension Conv2D {
+    /// A depthwise conv's weights as the channel-blocked kernels read them (``blockedTaps``): per block of 16
+    /// channels, its k² taps as vectors (tap t's 16 channels at `(block · k² + t) · 16`), a last block's missing
+    /// channels zero; made at load, so the kernels do not transpose the taps on every call (a sixth of the small
+    /// maps' depthwise time).
+    static func blockedDepthwiseTaps(_ weight: UnsafePointer<Float>, channels: Int, kernelSize k: Int) -> RearrangedWeights {
+        let lanes = ChannelBlocks.width
+        return RearrangedWeights(count: ChannelBlocks.paddedChannels(channels) * k * k) { taps in
+            for c in 0..<channels {
+                for t in 0..<(k * k) { taps[((c / lanes) * k * k + t) * lanes + c % lanes] = weight[c * k * k + t] }
+            }
         }
     }
 
-    /// Block `block`'s k² tap vectors.
-    func block(_ block: Int, kernelSize k: Int) -> UnsafePointer<Float> { UnsafePointer(taps + block * k * k * ChannelBlocks.width) }
-
-    deinit { taps.deallocate() }
+    /// Channel block `block`'s k² tap vectors (``blockedTaps``; block 0's: all blocks', one after another).
+    func blockedTaps(block: Int) -> UnsafePointer<Float> {
+        UnsafePointer(blockedTaps!.floats + block * kernelSize * kernelSize * ChannelBlocks.width)
+    }
 }
 
 /// The channel-blocked layout of ``Conv2D/blockedForward(_:into:epilogue:context:)``: sizes, and the

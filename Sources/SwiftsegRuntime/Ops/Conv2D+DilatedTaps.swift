@@ -1,24 +1,18 @@
 import SwiftsegKernels
-/// Dilated 3×3 weights regrouped by tap: `W[tap]` (tap = ky·3 + kx) is the `outChannels × inChannels` matrix
-/// `weight[:, :, ky, kx]`, so each tap's channel mix is one GEMM with a contiguous A.
-public final class TapWeights: @unchecked Sendable {
-    /// 9 × outChannels × inChannels floats.
-    let w: UnsafeMutablePointer<Float>
-
-    public init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
-        let count = 9 * outChannels * inChannels
-        w = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
-        for co in 0..<outChannels {
-            for ci in 0..<inChannels {
-                for tap in 0..<9 { w[(tap * outChannels + co) * inChannels + ci] = weight[(co * inChannels + ci) * 9 + tap] }
+extension Conv2D {
+    /// Dilated 3×3 weights regrouped by tap (``taps``), 9 × outChannels × inChannels floats: `W[tap]` (tap =
+    /// ky·3 + kx) is the `outChannels × inChannels` matrix `weight[:, :, ky, kx]`, so each tap's channel mix is
+    /// one GEMM with a contiguous A.
+    static func tapMajor(_ weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) -> RearrangedWeights {
+        RearrangedWeights(count: 9 * outChannels * inChannels) { w in
+            for co in 0..<outChannels {
+                for ci in 0..<inChannels {
+                    for tap in 0..<9 { w[(tap * outChannels + co) * inChannels + ci] = weight[(co * inChannels + ci) * 9 + tap] }
+                }
             }
         }
     }
 
-    deinit { w.deallocate() }
-}
-
-extension Conv2D {
     /// Most floats of per-worker scratch the tap-wise kernel may use (gathered input + partial output); larger
     /// maps take the row-tiled im2col path.
     static let dilatedTapsScratchBudget = 1 << 22
@@ -116,7 +110,7 @@ extension Conv2D {
     /// One task per block of output channels: the centre tap's GEMM, then the other taps accumulated.
     struct TapBlocks: ParallelTasks {
         let conv: Conv2D
-        let taps: TapWeights
+        let taps: RearrangedWeights
         let input: TensorView, output: TensorView
         let epilogue: Epilogue
         let perBlock: Int
@@ -133,12 +127,12 @@ extension Conv2D {
             let out = output.data + c0 * hw
             let partial = scratch[worker] + partialOffset
             // The centre tap (every output, unshifted input) initialises the output.
-            BLAS.sgemm(m: mb, n: hw, k: inChannels, a: taps.w + (4 * outChannels + c0) * inChannels, lda: inChannels,
+            BLAS.sgemm(m: mb, n: hw, k: inChannels, a: taps.floats + (4 * outChannels + c0) * inChannels, lda: inChannels,
                        b: input.data, ldb: hw, c: out, ldc: hw)
             for tap in 0..<9 where tap != 4 {
                 let (dy, _) = rectangles.offsets(tap), (ys, xs) = rectangles.outputs(tap)
                 if ys.isEmpty || xs.isEmpty { continue }
-                let a = taps.w + (tap * outChannels + c0) * inChannels
+                let a = taps.floats + (tap * outChannels + c0) * inChannels
                 if !rectangles.isGathered(tap) {  // whole rows: input rows y + dy are contiguous across the range
                     BLAS.sgemm(m: mb, n: ys.count * w, k: inChannels, a: a, lda: inChannels,
                                b: input.data + (ys.lowerBound + dy) * w, ldb: hw,

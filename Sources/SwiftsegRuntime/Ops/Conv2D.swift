@@ -53,16 +53,17 @@ public struct Conv2D: @unchecked Sendable {
     public let bias: UnsafePointer<Float>
     /// Winograd-transformed weights, prepared at load for 3×3 dilation-1 "same" convs (nil otherwise).
     public let winograd: WinogradWeights?
-    /// Tap-major weights, prepared at load for dilated 3×3 "same" convs (nil otherwise).
-    public let taps: TapWeights?
+    /// Tap-major weights, prepared at load for dilated 3×3 "same" convs (nil otherwise; ``tapMajor(_:outChannels:inChannels:)``).
+    public let taps: RearrangedWeights?
     /// Packed weights for the kernels' own GEMM, prepared at load for 1×1 stride-1 ungrouped convs of at least
     /// ``pointwiseMinimumOutChannels`` outputs, where the default build has that GEMM (nil otherwise).
     public let pointwise: PackedGEMMWeights?
     /// The same for strided ungrouped convs (a classifier's stem, ISNet's first conv), whose im2col columns the
     /// kernels' GEMM multiplies with the epilogue fused (``gemmForward(_:into:epilogue:context:)``).
     public let strided: PackedGEMMWeights?
-    /// A depthwise conv's taps as the channel-blocked kernels read them (every depthwise conv; 1× its weights).
-    public let blockedTaps: BlockedDepthwiseTaps?
+    /// A depthwise conv's taps as the channel-blocked kernels read them (every depthwise conv; 1× its weights;
+    /// ``blockedDepthwiseTaps(_:channels:kernelSize:)``).
+    public let blockedTaps: RearrangedWeights?
 
     /// - Parameter padding: default: `dilation · (k − 1) / 2` on every side ("same" at stride 1).
     /// - Parameter prepareFastKernels: prepare the weights the fast kernels read: Winograd-transformed for
@@ -93,7 +94,7 @@ public struct Conv2D: @unchecked Sendable {
         winograd = prepareFastKernels && plain && kernelSize == 3 && dilation == 1
             ? WinogradWeights(weight: weight, outChannels: outChannels, inChannels: inChannels, tile: winogradTile) : nil
         taps = prepareFastKernels && plain && kernelSize == 3 && dilation > 1
-            ? TapWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
+            ? Conv2D.tapMajor(weight, outChannels: outChannels, inChannels: inChannels) : nil
         pointwise = prepareFastKernels && plain && kernelSize == 1 && outChannels >= Conv2D.pointwiseMinimumOutChannels
             && Kernels.of(.best).winogradGEMM != nil
             ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels) : nil
@@ -101,7 +102,7 @@ public struct Conv2D: @unchecked Sendable {
             && Kernels.of(.best).winogradGEMM != nil
             ? PackedGEMMWeights(weight: weight, outChannels: outChannels, inChannels: inChannels * kernelSize * kernelSize) : nil
         blockedTaps = Conv2D.isDepthwise(groups: groups, inChannels: inChannels, outChannels: outChannels)
-            ? BlockedDepthwiseTaps(weight: weight, channels: outChannels, kernelSize: kernelSize) : nil
+            ? Conv2D.blockedDepthwiseTaps(weight, channels: outChannels, kernelSize: kernelSize) : nil
     }
 
     /// Stride 1, one group, `dilation · (k − 1) / 2` on every side: the output has the input's size, and the

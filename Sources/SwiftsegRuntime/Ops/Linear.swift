@@ -15,8 +15,8 @@ public struct Linear: @unchecked Sendable {
     public let weight: UnsafePointer<Float>
     /// `outFeatures` floats.
     public let bias: UnsafePointer<Float>
-    /// The same weights a column per input, for ``forward(_:into:epilogue:context:)``.
-    let columns: LinearColumnWeights
+    /// The same weights a column per input, for ``forward(_:into:epilogue:context:)`` (``columns(_:outFeatures:inFeatures:)``).
+    let columns: RearrangedWeights
 
     public init(outFeatures: Int, inFeatures: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
         precondition(outFeatures >= 1 && inFeatures >= 1, "a linear layer needs features")
@@ -24,7 +24,7 @@ public struct Linear: @unchecked Sendable {
         self.inFeatures = inFeatures
         self.weight = weight
         self.bias = bias
-        columns = LinearColumnWeights(weight: weight, outFeatures: outFeatures, inFeatures: inFeatures)
+        columns = Linear.columns(weight, outFeatures: outFeatures, inFeatures: inFeatures)
     }
 
     /// Dot products in Double: the reference.
@@ -80,7 +80,7 @@ public struct Linear: @unchecked Sendable {
         func run(_ task: Int, worker: Int) {
             let lower = units * task / blocks * Linear.split
             let upper = min(units * (task + 1) / blocks * Linear.split, layer.outFeatures)
-            kernel(layer.columns.w, layer.outFeatures, x, inputs, count, layer.bias, lower..<upper, out)
+            kernel(layer.columns.floats, layer.outFeatures, x, inputs, count, layer.bias, lower..<upper, out)
         }
     }
 
@@ -94,18 +94,14 @@ public struct Linear: @unchecked Sendable {
     }
 }
 
-/// A fully connected layer's weights transposed at load, `inFeatures × outFeatures`: an input's weights to every
-/// output in a row, so that skipping a zero input skips a contiguous read.
-final class LinearColumnWeights: @unchecked Sendable {
-    let w: UnsafeMutablePointer<Float>
-
-    init(weight: UnsafePointer<Float>, outFeatures: Int, inFeatures: Int) {
-        let count = outFeatures * inFeatures
-        w = LargeBuffer.allocate(byteCount: count * 4).bindMemory(to: Float.self, capacity: count)
-        for o in 0..<outFeatures {
-            for i in 0..<inFeatures { w[i * outFeatures + o] = weight[o * inFeatures + i] }
+extension Linear {
+    /// The weights transposed at load, `inFeatures × outFeatures`: an input's weights to every output in a row,
+    /// so that skipping a zero input skips a contiguous read.
+    static func columns(_ weight: UnsafePointer<Float>, outFeatures: Int, inFeatures: Int) -> RearrangedWeights {
+        RearrangedWeights(count: outFeatures * inFeatures) { w in
+            for o in 0..<outFeatures {
+                for i in 0..<inFeatures { w[i * outFeatures + o] = weight[o * inFeatures + i] }
+            }
         }
     }
-
-    deinit { w.deallocate() }
 }
