@@ -1,4 +1,3 @@
-import Synchronization
 import SwiftsegKernels
 
 /// 1×1 convolutions (stride 1, no padding, one group) through the kernels' own register-blocked GEMM — the one
@@ -94,7 +93,7 @@ public final class PackedGEMMWeights: @unchecked Sendable {
     private let weight: UnsafePointer<Float>
     private let rowBlock: Int
     private let packedDefault: UnsafeMutablePointer<Float>
-    private let otherPackings = Mutex<[Int: UnsafeMutablePointer<Float>]>([:])
+    private let otherPackings = PackingsOnFirstUse()
 
     init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
         self.weight = weight
@@ -114,13 +113,9 @@ public final class PackedGEMMWeights: @unchecked Sendable {
     /// The weights in blocks of `rowBlock` rows (``Kernels/winogradRowBlock``).
     func packed(rowBlock: Int) -> UnsafePointer<Float> {
         if rowBlock == self.rowBlock { return UnsafePointer(packedDefault) }
-        let address = otherPackings.withLock { packings in
-            let p = packings[rowBlock] ?? PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels,
-                                                               rowBlock: rowBlock)
-            packings[rowBlock] = p
-            return UInt(bitPattern: p)  // an address: a pointer into the lock's state cannot be `sending`
+        return otherPackings.packing(rowBlock) {
+            PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
         }
-        return UnsafePointer(bitPattern: address)!
     }
 
     /// The weights for the channel-blocked 1×1 kernel (``BlockedKernels/pointwise``): row blocks of 16, the last
@@ -128,8 +123,7 @@ public final class PackedGEMMWeights: @unchecked Sendable {
     /// stays zero. Made on first use (the first pass), kept with the other packings.
     func blockedPacking(bias: UnsafePointer<Float>) -> (weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
         let rows = ChannelBlocks.paddedChannels(outChannels)
-        var address = otherPackings.withLock { $0[PackedGEMMWeights.blockedKey].map { UInt(bitPattern: $0) } }
-        if address == nil {
+        let p = otherPackings.packing(PackedGEMMWeights.blockedKey) {
             let padded = UnsafeMutablePointer<Float>.allocate(capacity: rows * inChannels)
             padded.initialize(repeating: 0, count: rows * inChannels)
             padded.update(from: weight, count: outChannels * inChannels)
@@ -138,25 +132,13 @@ public final class PackedGEMMWeights: @unchecked Sendable {
             padded.deallocate()
             (p + rows * inChannels).initialize(repeating: 0, count: rows)
             (p + rows * inChannels).update(from: bias, count: outChannels)
-            let made = UInt(bitPattern: p)   // an address: the pointer shares the caller's region (bias)
-            address = otherPackings.withLock { packings in
-                if let earlier = packings[PackedGEMMWeights.blockedKey] {   // another thread was first
-                    UnsafeMutablePointer<Float>(bitPattern: made)!.deallocate()
-                    return UInt(bitPattern: earlier)
-                }
-                packings[PackedGEMMWeights.blockedKey] = UnsafeMutablePointer<Float>(bitPattern: made)!
-                return made
-            }
+            return p
         }
-        let p = UnsafePointer<Float>(bitPattern: address!)!
         return (p, p + rows * inChannels)
     }
 
     /// ``blockedPacking(bias:)``'s key among the packings (no row block is 0).
     private static let blockedKey = 0
 
-    deinit {
-        packedDefault.deallocate()
-        otherPackings.withLock { $0.values.forEach { $0.deallocate() } }
-    }
+    deinit { packedDefault.deallocate() }
 }

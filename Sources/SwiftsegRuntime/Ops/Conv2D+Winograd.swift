@@ -16,7 +16,6 @@
 /// available.
 
 import SwiftsegKernels
-import Synchronization
 
 /// The Winograd tile shapes the runtime runs. Across, tiles are always 4 pixels wide (16 tiles per vector come
 /// from splitting each input row by x mod 4); down, F(6, 3) makes 6-row tiles: 48 GEMM positions per 24 outputs
@@ -67,7 +66,7 @@ public final class WinogradWeights: @unchecked Sendable {
     private let packed: UnsafeMutablePointer<Float>
     private let rowBlock: Int
     /// U for other row blocks, by row block.
-    private let otherPackings = Mutex<[Int: UnsafeMutablePointer<Float>]>([:])
+    private let otherPackings = PackingsOnFirstUse()
 
     /// Transforms OIHW 3×3 weights (in Double, rounded once) for `tile` (default: the layer's shape,
     /// ``WinogradTile/forLayer(inChannels:outChannels:)``), output channels spread over the cores.
@@ -85,13 +84,9 @@ public final class WinogradWeights: @unchecked Sendable {
     /// U with its rows in blocks of `rowBlock` (``Kernels/winogradRowBlock``).
     func u(rowBlock: Int) -> UnsafePointer<Float> {
         if rowBlock == self.rowBlock { return UnsafePointer(packed) }
-        let address = otherPackings.withLock { packings in
-            let u = packings[rowBlock] ?? WinogradWeights.transformed(weight, outChannels: outChannels,
-                                                                       inChannels: inChannels, tile: tile, rowBlock: rowBlock)
-            packings[rowBlock] = u
-            return UInt(bitPattern: u)  // an address: a pointer into the lock's state cannot be `sending`
+        return otherPackings.packing(rowBlock) {
+            WinogradWeights.transformed(weight, outChannels: outChannels, inChannels: inChannels, tile: tile, rowBlock: rowBlock)
         }
-        return UnsafePointer(bitPattern: address)!
     }
 
     /// U for every position, rows packed in blocks of `rowBlock`.
@@ -148,10 +143,7 @@ public final class WinogradWeights: @unchecked Sendable {
         }
     }
 
-    deinit {
-        packed.deallocate()
-        otherPackings.withLock { $0.values.forEach { $0.deallocate() } }
-    }
+    deinit { packed.deallocate() }
 }
 
 extension Conv2D {
