@@ -60,6 +60,9 @@ let help = """
                       default here 100), GFLOP/s for each --isa with its own GEMM; in×out pairs from
                       --channels (default u2netp's and u2net's), tiles from --size (default 80, one 320
                       tile row).
+      --depthwise     Instead: time EfficientNet-Lite0's depthwise convs alone on channel-blocked maps
+                      (3×3 and 5×5, strides 1 and 2, 112 to 7 wide), ReLU6 after: median µs of
+                      --iterations (default here 200) and GFLOP/s, for each --threads and --isa.
       --rectangles [MANIFEST]
                       Instead: rectangle detection on a test set with exact ground truth (default
                       Tests/Fixtures/rectangles/cases.json, from Tools/make_rectangle_cases.py) with
@@ -90,7 +93,7 @@ struct Options {
     var models = ["u2netp"], sizes = [320], threads = [ProcessInfoCores.count]
     var iterations = 10, warmup = 2, policy = ConvKernelPolicy.auto, json = false
     var isas = [KernelISA.best]
-    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, transforms = false, gemm = false, sizesGiven = false
+    var soak = 0, jobs = 2, concurrent: Int? = nil, layers = false, transforms = false, gemm = false, depthwise = false, sizesGiven = false
     var iterationsGiven = false
     var pngCompression = PNGCompression.fast
     var channelPairs: [(Int, Int)]? = nil
@@ -167,6 +170,7 @@ func parseOptions(_ args: [String]) -> Options {
         case "--phases": o.mattingPhases = true
         case "--transforms": o.transforms = true
         case "--gemm": o.gemm = true
+        case "--depthwise": o.depthwise = true
         case "--channels":
             let v = value()
             o.channelPairs = v.split(separator: ",").map { pair in
@@ -242,6 +246,10 @@ if options.transforms {
 }
 if options.gemm {
     runGEMM(options)
+    exit(0)
+}
+if options.depthwise {
+    runDepthwise(options)
     exit(0)
 }
 /// The --input tensor, if any, checked once: 3 channels, square (its side is the run's size).
