@@ -232,6 +232,28 @@ public enum BlockedKernels {
         #endif
         let groups = (range.count + pixelBlock - 1) / pixelBlock, chunks = (k + reductionChunk - 1) / reductionChunk
         while b < blocks.upperBound {
+            #if !SWIFTSEG_32_REGISTERS
+            if halfLast && lists == nil && b + 2 == blocks.upperBound {
+                // a block and the last one's 8 real channels (24, 40 outputs) at once: 24 lanes of work, not 32
+                let out = output + b * outPlane * width, res = residual + b * outPlane * width
+                var c0 = 0
+                while c0 < k {
+                    let c1 = Swift.min(k, c0 + reductionChunk)
+                    var p0 = range.lowerBound
+                    while p0 < range.upperBound {
+                        pointwiseBlockAndHalf(input + c0 * hw + p0 * width, hw, c1 - c0, weight + (b * k + c0) * width,
+                                              weight + ((b + 1) * k + c0) * width, bias + b * width,
+                                              out + p0 * width, out + (outPlane + p0) * width,
+                                              res + p0 * width, res + (outPlane + p0) * width,
+                                              Swift.min(blockAndHalfPixels, range.upperBound - p0),
+                                              first: c0 == 0, last: c1 == k, A.self, R.self)
+                        p0 += blockAndHalfPixels
+                    }
+                    c0 = c1
+                }
+                return
+            }
+            #endif
             let w = weight + b * width * k, bv = SIMDKernels.load(bias + b * width)
             let out = output + b * outPlane * width, res = residual + b * outPlane * width
             var c0 = 0
@@ -315,6 +337,68 @@ public enum BlockedKernels {
         put(s6, 6); put(s7, 7); put(s8, 8); put(s9, 9); put(s10, 10); put(s11, 11)
         #endif
     }
+
+    #if !SWIFTSEG_32_REGISTERS
+    /// Pixels ``pointwiseBlockAndHalf`` sums at once: 3 vectors of 8 lanes each, 12 of 16 registers.
+    static let blockAndHalfPixels = 4
+
+    /// `count` (≤ ``blockAndHalfPixels``) pixels of an output block (weights `w`, output `out`) and the low 8
+    /// lanes of the next, a layer's last, whose other lanes are padding (`wHalf`, `outHalf`; bias `bias` for
+    /// both, 32 floats): each broadcast feeds a 16-lane and an 8-lane multiply-add, so the padded lanes cost
+    /// nothing; they are stored as zeros. The same sums, input by input, as ``pointwiseBlock``'s.
+    @inline(__always)
+    static func pointwiseBlockAndHalf<A: VectorActivation, R: ResidualChoice>(
+        _ x: UnsafePointer<Float>, _ hw: Int, _ k: Int, _ w: UnsafePointer<Float>, _ wHalf: UnsafePointer<Float>,
+        _ bias: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ outHalf: UnsafeMutablePointer<Float>,
+        _ residual: UnsafePointer<Float>, _ residualHalf: UnsafePointer<Float>, _ count: Int, first: Bool, last: Bool,
+        _: A.Type, _: R.Type
+    ) {
+        typealias Half = SIMD8<Float>
+        @inline(__always) func half(_ p: UnsafePointer<Float>) -> Half { UnsafeRawPointer(p).loadUnaligned(as: Half.self) }
+        @inline(__always) func start(_ i: Int) -> Vector {
+            first || i >= count ? Vector(repeating: 0) : SIMDKernels.load(out + i * width)
+        }
+        @inline(__always) func startHalf(_ i: Int) -> Half {
+            first || i >= count ? Half(repeating: 0) : half(outHalf + i * width)
+        }
+        var s0 = start(0), s1 = start(1), s2 = start(2), s3 = start(3)
+        var h0 = startHalf(0), h1 = startHalf(1), h2 = startHalf(2), h3 = startHalf(3)
+        var wp = w, hp = wHalf
+        for c16 in 0..<blocks(channels: k) {
+            let xb = x + c16 &* hw &* width
+            for l in 0..<Swift.min(width, k &- c16 &* width) {
+                let wv = SIMDKernels.load(wp), hv = half(hp), xl = xb + l
+                @inline(__always) func term(_ i: Int) -> Float { xl[i &* width] }
+                s0 = SIMDKernels.multiplyAdd(Vector(repeating: term(0)), wv, s0)
+                h0 = SIMDKernels.multiplyAdd(Half(repeating: term(0)), hv, h0)
+                s1 = SIMDKernels.multiplyAdd(Vector(repeating: term(1)), wv, s1)
+                h1 = SIMDKernels.multiplyAdd(Half(repeating: term(1)), hv, h1)
+                s2 = SIMDKernels.multiplyAdd(Vector(repeating: term(2)), wv, s2)
+                h2 = SIMDKernels.multiplyAdd(Half(repeating: term(2)), hv, h2)
+                s3 = SIMDKernels.multiplyAdd(Vector(repeating: term(3)), wv, s3)
+                h3 = SIMDKernels.multiplyAdd(Half(repeating: term(3)), hv, h3)
+                wp += width
+                hp += width
+            }
+        }
+        let b = SIMDKernels.load(bias), bh = SIMDKernels.load(bias + width)
+        @inline(__always) func put(_ s: Vector, _ h: Half, _ i: Int) {
+            guard i < count else { return }
+            let p = out + i * width, q = outHalf + i * width
+            guard last else {
+                SIMDKernels.store(s, p)
+                UnsafeMutableRawPointer(q).storeBytes(of: h, as: Half.self)
+                return
+            }
+            let activated = A.apply(s + b)
+            SIMDKernels.store(R.adds ? activated + SIMDKernels.load(residual + i * width) : activated, p)
+            let lanes = A.apply(Vector(lowHalf: h, highHalf: Half(repeating: 0)) + bh)
+            let halfOut = R.adds ? lanes + SIMDKernels.load(residualHalf + i * width) : lanes
+            SIMDKernels.store(Vector(lowHalf: halfOut.lowHalf, highHalf: Half(repeating: 0)), q)
+        }
+        put(s0, h0, 0); put(s1, h1, 1); put(s2, h2, 2); put(s3, h3, 3)
+    }
+    #endif
 
     #if SWIFTSEG_32_REGISTERS
     /// `count` (≤ `P.count`, 8 or 7) pixels of two output channel blocks, or three (`G`, `P`: types, so each
