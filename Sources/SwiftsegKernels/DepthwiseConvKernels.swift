@@ -602,12 +602,15 @@ public enum DepthwiseConvKernels {
     #endif
 
     /// Pixels of a wide row summed at once by ``accumulateColumns`` (3×3, 5×5): k of their sums each stay in
-    /// registers. The 16-register builds sum a 5×5 kernel's pixels two at a time by halves of the block
-    /// (``accumulateColumnHalves``) and the row's last one alone.
+    /// registers. With room for 8 vectors of 16 lanes (AVX2, arm64) a 5×5 kernel's pixels are summed two at a
+    /// time by halves of the block (``accumulateColumnHalves``, `halves`) and the row's last one alone; the
+    /// baseline x86-64 build (SSE2: room for 4) sums one pixel at a time.
     #if SWIFTSEG_32_REGISTERS
-    static let widePixels = (three: 4, five: 4)
+    static let widePixels = (three: 4, five: 4, halves: false)
+    #elseif arch(x86_64) && !SWIFTSEG_FMA
+    static let widePixels = (three: 1, five: 1, halves: false)
     #else
-    static let widePixels = (three: 2, five: 1)
+    static let widePixels = (three: 2, five: 1, halves: true)
     #endif
 
     /// One output row of a block kernel wider than ``Conv2D/depthwiseBlockMaximumWidth``-sized rows, each pixel
@@ -645,7 +648,7 @@ public enum DepthwiseConvKernels {
             var x = 0
             let group = k == 3 ? widePixels.three : widePixels.five
             #if !SWIFTSEG_32_REGISTERS
-            while k == 5 && x + 2 <= ow {   // (for 3×3, halves of 3 or 4 pixels were no faster than 2 whole ones)
+            while widePixels.halves && k == 5 && x + 2 <= ow {   // (for 3×3, halves of 3 or 4 pixels were no faster than 2 whole ones)
                 accumulateColumnHalves(2, tapRows, row, x &* s &* width, s, k, taps, b, output + x &* width, A.self)
                 x += 2
             }
