@@ -13,10 +13,8 @@ import Synchronization
 public final class RearrangedWeights: @unchecked Sendable {
     /// The rearranged floats.
     let floats: UnsafeMutablePointer<Float>
-    public let count: Int
 
     init(count: Int, fill: (UnsafeMutablePointer<Float>) -> Void) {
-        self.count = count
         floats = LargeBuffer.allocate(byteCount: max(count, 1) * 4).bindMemory(to: Float.self, capacity: max(count, 1))
         floats.initialize(repeating: 0, count: count)
         fill(floats)
