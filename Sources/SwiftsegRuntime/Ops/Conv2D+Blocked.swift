@@ -203,8 +203,8 @@ extension Conv2D {
     /// row projected (+ `residual`, blocked like `output`) as soon as it is made
     /// (BlockedKernels.expandDepthwiseProject): neither the expanded nor the filtered map (EfficientNet's 144 ×
     /// 56×56: 1.8 MB, past L2) is written out. The same bytes as the three convs. Bands of output rows over the
-    /// workers, two a worker, each with every channel (a projection needs them all; a band re-makes the k − s
-    /// expanded rows it shares with the one above).
+    /// workers, one a worker, each with every channel (a projection needs them all; a band re-makes the k − s
+    /// expanded rows it shares with the one above, so more bands than workers would only add that work).
     ///
     /// ```swift
     /// Conv2D.blockedExpandDepthwiseProject(expand: e, depthwise: d, project: p, x, residual: x, into: y, context: ctx)
@@ -226,7 +226,7 @@ extension Conv2D {
             blocks: blocks, kernelSize: depthwise.kernelSize, stride: depthwise.stride, outWidth: output.width))
         context.timeOp("conv expand+depthwise+project blocked") {
             context.withWorkers { workers in
-                let bands = min(output.height, workers == 1 ? 1 : 2 * workers)
+                let bands = min(output.height, workers)
                 parallelFor(count: bands, threads: workers, BlockedExpandDepthwiseProjectTasks(
                     expand: expand, depthwise: depthwise, project: project, input: input, residual: residual,
                     output: output, expandWeight: expandPacked.weight, expandBias: expandPacked.bias,
