@@ -182,9 +182,10 @@ public enum BlockedKernels {
             let zeros = nonzeroMasks(input, hw, k, range, group: groupPixels, into: m)
             return zeros * 8 >= (range.count + groupPixels - 1) / groupPixels * k ? m : nil   // an eighth
         }
-        // two channel blocks at a time (three for the last of an odd count), 8 pixels: each broadcast feeds
-        // two or three multiply-adds (the GEMM's 8 × 32); 7 pixels where that leaves fewer lanes unused (a 7×7
-        // map's 49 pixels: 56 lanes of work in groups of 8, 49 in groups of 7)
+        // three channel blocks at a time (two for the last two or four), 8 pixels: each broadcast feeds three
+        // multiply-adds, 24 sums in 32 registers (two blocks, the GEMM's 8 × 32, left the 1×1s 2 % slower);
+        // 7 pixels where that leaves fewer lanes unused (a 7×7 map's 49 pixels: 56 lanes of work in groups of
+        // 8, 49 in groups of 7)
         @inline(__always) func group<G: BlockGroup, P: PixelGroup, B: BlockLanes, C: BlockLanes, I: InputLanes>(
             _ g: G.Type, _: P.Type, _: B.Type, _: C.Type, _: I.Type, _ b: Int) {
             let w = weight + b * width * k, bias = bias + b * width
@@ -217,7 +218,8 @@ public enum BlockedKernels {
             }
         }
         while b + 2 <= blocks.upperBound {
-            let three = blocks.upperBound - b == 3, half = halfLast && b + (three ? 3 : 2) == blocks.upperBound
+            let left = blocks.upperBound - b, three = left != 2 && left != 4
+            let half = halfLast && b + (three ? 3 : 2) == blocks.upperBound
             if masks != nil { group(NonzeroInputs.self, three: three, half: half, b) }
             else { group(EveryInput.self, three: three, half: half, b) }
             b += three ? 3 : 2
