@@ -10,22 +10,28 @@ import Glibc
 /// long batch then holds ~50–90 MB more than it uses (PERF.md, "Batches"). Fixing the threshold keeps every
 /// block of `bytes` or more in its own mapping, returned to the system when freed. The cost is a page fault
 /// per 4 KiB on each new buffer: 2 MiB (the default) keeps the many small per-photo buffers on the heap, which
-/// measured 2 % more photos/s than 256 KiB on small photos for 4–5 MB more RSS. It changes the whole process, so the library never
-/// calls it on its own: `swiftseg infer` calls it for batches and `swiftseg-bench --soak` for its runs.
+/// measured 2 % more photos/s than 256 KiB on small photos for 4–5 MB more RSS. A fixed mmap threshold also
+/// stops glibc raising its trim threshold (128 KiB): every arena would give back any free top over that, and
+/// the next photo fault it in again (~110 page faults a photo on a folder of 0.3-megapixel photos, ~9 % of a
+/// classification batch's CPU time in the kernel), so the trim threshold is set to twice `bytes`: at most that
+/// much kept free per arena. It changes the whole process, so the library never calls it on its own:
+/// `swiftseg infer`, `classify` and `serve` call it for batches and `swiftseg-bench --soak` for its runs.
 ///
 /// ```swift
 /// ProcessMemory.returnLargeBlocksToSystem()   // once, at start-up of a batch tool or a service
 /// ```
 public enum ProcessMemory {
-    /// Fixes malloc's mmap threshold at `bytes` (default 2 MiB). Returns false where the C library has no
-    /// such setting (anything but glibc), which leaves the process unchanged.
+    /// Fixes malloc's mmap threshold at `bytes` (default 2 MiB) and its trim threshold at twice that. Returns
+    /// false where the C library has no such setting (anything but glibc), which leaves the process unchanged.
     @discardableResult
     public static func returnLargeBlocksToSystem(bytes: Int = 2 << 20) -> Bool {
         #if canImport(Glibc)
-        // <malloc.h> is not part of Swift's Glibc module: look the function up (M_MMAP_THRESHOLD is -3).
+        // <malloc.h> is not part of Swift's Glibc module: look the function up (M_MMAP_THRESHOLD is -3,
+        // M_TRIM_THRESHOLD -1).
         typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
-        return unsafeBitCast(symbol, to: Mallopt.self)(-3, Int32(clamping: bytes)) == 1
+        let mallopt = unsafeBitCast(symbol, to: Mallopt.self)
+        return mallopt(-3, Int32(clamping: bytes)) == 1 && mallopt(-1, Int32(clamping: 2 * bytes)) == 1
         #else
         return false
         #endif
