@@ -12,8 +12,8 @@ import Glibc
 /// per 4 KiB on each new buffer: 2 MiB (the default) keeps the many small per-photo buffers on the heap, which
 /// measured 2 % more photos/s than 256 KiB on small photos for 4–5 MB more RSS. A fixed mmap threshold also
 /// stops glibc raising its trim threshold (128 KiB): every arena would give back any free top over that, and
-/// the next photo fault it in again (~110 page faults a photo on a folder of 0.3-megapixel photos, ~9 % of a
-/// classification batch's CPU time in the kernel), so the trim threshold is set to twice `bytes`: at most that
+/// the next photo fault it in again (~80 page faults a photo on a folder of 0.3-megapixel photos, ~3 % of a
+/// classification batch's CPU time zeroing and mapping pages), so the trim threshold is set to twice `bytes`: at most that
 /// much kept free per arena. It changes the whole process, so the library never calls it on its own:
 /// `swiftseg infer`, `classify` and `serve` call it for batches and `swiftseg-bench --soak` for its runs.
 ///
