@@ -24,8 +24,8 @@ public enum BlockedKernels {
     /// pixels (its unused sums are dropped).
     public static let slackFloats = 12 * 16
 
-    /// Input channels the 1×1 kernel sums over before it moves to the next pixels: a block pair's weights for
-    /// them (16 KB) stay in L1 while every pixel of the task reads them. The sums of a chunk wait in the
+    /// Input channels the 1×1 kernel sums over before it moves to the next pixels: the weights of the blocks it
+    /// sums at once for them (three blocks: 24 KB) stay in L1 while every pixel of the task reads them. The sums of a chunk wait in the
     /// output for the next one (stored and reloaded as they are, so the order and the bytes do not change).
     static let reductionChunk = 128
 
