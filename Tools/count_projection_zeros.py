@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How much of a photo's 1×1 projection work the zero-skipping kernels can leave out (PERF.md, "Against the peers
-now"): for each projection on a small map (196 pixels or fewer) of an ONNX classifier, the share of its terms
+"""How much of a photo's 1×1 projection work the zero-skipping kernels can leave out (PERF.md, "Classification"):
+for each projection on a small map (196 pixels or fewer) of an ONNX classifier, the share of its terms
 (input channel × pixel) whose input is nonzero somewhere in its group of G consecutive pixels — the terms a kernel
 that skips zero inputs per (channel, group) still sums — for G = 7 (the AVX-512 kernel's groups), 4, 2 and 1, and
 the total weighted by each layer's multiply-adds. Intermediate maps from ONNX Runtime on the committed photo
