@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import SwiftsegEmbeddedWeights
 import SwiftsegRuntime
 
@@ -36,6 +37,19 @@ public enum ModelSource: Sendable, Equatable {
         else { self = .named(argument) }
     }
 
+    /// The names of the models linked into the binary.
+    public static let builtInNames = ["u2netp", "efficientnet-lite0"]
+
+    /// The names of the models in ``searchDirectories`` (`NAME.safetensors`), sorted, each once: for the error
+    /// that names what `--model` could have been.
+    public static var convertedNames: [String] {
+        let names = searchDirectories.flatMap { dir in
+            ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
+                .filter { $0.hasSuffix(".safetensors") }.map { String($0.dropLast(".safetensors".count)) }
+        }
+        return Array(Set(names)).sorted()
+    }
+
     /// Folders searched for named models: `$SWIFTSEG_MODEL_DIR`, then `$XDG_CACHE_HOME/swiftseg` (default
     /// `~/.cache/swiftseg`), where `Tools/fetch_weights.sh` writes.
     public static var searchDirectories: [String] {
@@ -61,9 +75,13 @@ public enum ModelSource: Sendable, Equatable {
             }
             let folder = ModelSource.searchDirectories.first ?? "~/.cache/swiftseg"
             let how = ModelSource.fetchableNames.contains(name) ? "fetch it with: Tools/fetch_weights.sh \(name)"
-                : "convert rembg's file with: Tools/convert_onnx.py ~/.u2net/\(name).onnx -o \(folder)/\(name).safetensors --variant \(name)"
+                : "convert an ONNX file there with: Tools/convert_onnx.py FILE.onnx -o \(folder)/\(name).safetensors "
+                  + "(rembg's ~/.u2net/\(name).onnx with --variant \(name); a MobileNetV2 export with its --mean, --std, --labels)"
+            let converted = ModelSource.convertedNames
             throw RuntimeError.io(
-                "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")); \(how)")
+                "model '\(name)' not found in \(ModelSource.searchDirectories.joined(separator: ", ")) (built in: "
+                + "\(ModelSource.builtInNames.joined(separator: ", ")); converted there: "
+                + "\(converted.isEmpty ? "none" : converted.joined(separator: ", "))); \(how)")
         case .file(let path):
             guard access(path, F_OK) == 0 else {
                 throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, efficientnet-lite0, or a .safetensors path)")

@@ -435,6 +435,10 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out)))?.colorType, 6)
         assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "silueta"],
                                    environment: ["SWIFTSEG_MODEL_DIR": tmp]), mentions: "--variant silueta")
+        // a name that is not there: the error lists what is (built in, and converted in the folder)
+        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "u2net-varient"],
+                                   environment: ["SWIFTSEG_MODEL_DIR": tmp, "XDG_CACHE_HOME": tmp]),
+                           mentions: "(built in: u2netp, efficientnet-lite0; converted there: u2net-variant)")
         // ISNet the same way (its file says 1024 and std 1: the photo goes in at 1024×1024)
         try FileManager.default.copyItem(atPath: "\(Self.fixtures)/models/isnet-variant.safetensors",
                                          toPath: "\(tmp)/isnet-variant.safetensors")
