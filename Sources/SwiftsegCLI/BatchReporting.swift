@@ -64,7 +64,11 @@ final class BatchProgress<Value: Sendable>: @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         if tty && !quiet { write("\r\u{1B}[K") }
         if !quiet {
-            write("\(total) photos: \(total - failed - skipped) done, \(skipped) skipped, \(failed) failed in \(String(format: "%.1f", seconds)) s\n")
+            let processed = total - failed - skipped
+            // two decimals for short runs (a few photos take tens of milliseconds), the rate when any were made
+            let time = String(format: seconds < 10 ? "%.2f" : "%.1f", seconds)
+            let rate = processed > 0 ? String(format: " (%.1f photos/s)", Double(processed) / max(seconds, 1e-3)) : ""
+            write("\(total) photos: \(processed) done, \(skipped) skipped, \(failed) failed in \(time) s\(rate)\n")
         }
     }
 
