@@ -16,8 +16,8 @@ Writes:
 - photos/NAME.input.npy — rembg's preprocessed tensor (1×3×320×320), NAME.d0.npy — ONNX Runtime's d0 for it
   on u2netp, NAME.rembg-mask.png — `rembg.remove(photo, only_mask=True)`.
 - decode/ — small variants of one photo as phones, cameras and editors write them: EXIF orientations 1…8 (JPEG
-  APP1 and PNG eXIf), progressive, grayscale and CMYK JPEG, PNG 8/16-bit gray/RGB, palette (with tRNS), RGBA,
-  gray+alpha, Adam7-interlaced; upright.png is what each must decode to.
+  APP1 and PNG eXIf), progressive, grayscale and CMYK JPEG (cmyk-pillow.png: Pillow's RGB of it), PNG 8/16-bit
+  gray/RGB, palette (with tRNS), RGBA, gray+alpha, Adam7-interlaced; upright.png is what each must decode to.
 - photos/{astronaut,coffee}.u2net-d0.npy — ONNX Runtime's d0 for the full u2net model, when its ONNX file is
   given (Tools/make_fixtures.sh passes ~/.cache/swiftseg/u2net.onnx if `fetch_weights.sh u2net --keep-onnx` ran).
 - photos/coffee-crop.input.npy / .d0.npy — a 1×3×203×157 crop, run through the same graph with symbolic
@@ -272,6 +272,8 @@ def decode_fixtures():
     upright.save(os.path.join(out, "progressive.jpg"), quality=95, progressive=True)
     upright.convert("L").save(os.path.join(out, "gray.jpg"), quality=95)
     upright.convert("CMYK").save(os.path.join(out, "cmyk.jpg"), quality=95)
+    # what Pillow (so rembg) makes of it: Adobe's inverted CMYK, then its CMYK → RGB
+    Image.open(os.path.join(out, "cmyk.jpg")).convert("RGB").save(os.path.join(out, "cmyk-pillow.png"))
     upright.convert("L").save(os.path.join(out, "gray8.png"))
     a = np.array(upright)
     Image.fromarray(np.array(upright.convert("L")).astype(np.uint16) * 257).save(os.path.join(out, "gray16.png"))

@@ -1,4 +1,4 @@
-import SwiftsegImage
+@testable import SwiftsegImage
 import XCTest
 
 /// Every kind of file phones, cameras and editors write (Tests/Fixtures/decode, made by Tools/make_fixtures.py
@@ -42,7 +42,28 @@ final class DecodingTests: XCTestCase {
         let gray = try load("gray.jpg")
         XCTAssertEqual(gray.channels, 3)
         XCTAssertLessThan(meanAbsDiff(gray, try load("gray8.png")), 3)
-        XCTAssertThrowsError(try load("cmyk.jpg")) { XCTAssertTrue("\($0)".contains("unsupported: CMYK JPEG"), "\($0)") }
+        // CMYK (Adobe's inverted inks, as Pillow reads every CMYK JPEG): Pillow's RGB of it, byte for byte
+        let cmyk = try load("cmyk.jpg")
+        XCTAssertEqual(cmyk.channels, 3)
+        XCTAssertEqual(cmyk, try load("cmyk-pillow.png"))
+        XCTAssertLessThan(meanAbsDiff(cmyk, upright), 8, "the photo, through CMYK and JPEG")
+    }
+
+    /// The CMYK → RGB step on every pair of ink and black samples, against its formula in exact arithmetic:
+    /// nk − c · nk / 255 rounded, with c = 255 − s_c and nk = s_k (a product over 255 is never a half).
+    func testCMYKConversionOnEverySamplePair() {
+        var pixels: [UInt8] = []
+        for s in 0..<256 { for k in 0..<256 { pixels += [UInt8(s), UInt8(255 - s), UInt8(s / 2), UInt8(k)] } }
+        let cmyk = pixels
+        Image.rgbInPlace(fromAdobeCMYK: &pixels)
+        XCTAssertEqual(pixels.count, 3 * 65_536)
+        for i in 0..<65_536 {
+            let nk = Double(cmyk[4 * i + 3])
+            for c in 0..<3 {
+                let expected = nk - ((255 - Double(cmyk[4 * i + c])) * nk / 255).rounded()
+                XCTAssertEqual(Double(pixels[3 * i + c]), expected, "samples \(cmyk[(4 * i)..<(4 * i + 4)])")
+            }
+        }
     }
 
     func testPNGKinds() throws {

@@ -12,7 +12,7 @@ public struct SwiftsegError: Error, CustomStringConvertible, Equatable {
         /// The request asks for something impossible or malformed: an unknown instance, a point outside the
         /// image, a bad colour, a missing or unwritable file, a model of the wrong kind.
         case badRequest = "bad_request"
-        /// The input is not an image this library reads: corrupt, truncated, empty, another format, CMYK.
+        /// The input is not an image this library reads: corrupt, truncated, empty, another format.
         case unsupportedInput = "unsupported_input"
         /// The input is over a limit (bytes, pixels, side), refused before decoding.
         case tooLarge = "too_large"

@@ -63,8 +63,8 @@ extension Image {
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages. PNGs with alpha (or tRNS) decode to RGBA,
     /// gray ones to gray, others to RGB (16-bit samples are reduced to 8, palettes expanded, interlacing
-    /// undone); JPEGs (baseline or progressive, colour or grayscale) to RGB. CMYK JPEGs are refused. The
-    /// EXIF orientation is applied unless `options` say otherwise.
+    /// undone); JPEGs (baseline or progressive, colour, grayscale or CMYK) to RGB, CMYK as Pillow converts it.
+    /// The EXIF orientation is applied unless `options` say otherwise.
     public init(encoded bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions()) throws {
         if bytes.isEmpty { throw ImageError(.unreadableImage, "\(name): file is empty") }
         if bytes.count > options.maxFileBytes {
@@ -148,14 +148,13 @@ extension Image {
         }
         guard header == 0 else { throw ImageError(.unreadableImage, "\(name): corrupt JPEG: \(message())") }
         try checkLimits(width: Int(width), height: Int(height), name: name, limits: limits)
-        if colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue) {
-            throw ImageError(.unreadableImage, "\(name): unsupported: CMYK JPEG")
-        }
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+        // CMYK (and YCCK, which libjpeg turns into CMYK) come out as four inks, turned into RGB below
+        let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
+        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * (isCMYK ? 4 : 3))
         let status = bytes.withUnsafeBufferPointer { src in
             pixels.withUnsafeMutableBufferPointer { dst in
                 tjDecompress2(handle, src.baseAddress, UInt(src.count), dst.baseAddress, width, 0, height,
-                              Int32(TJPF_RGB.rawValue), 0)
+                              Int32((isCMYK ? TJPF_CMYK : TJPF_RGB).rawValue), 0)
             }
         }
         // Most warnings (e.g. stray bytes before a marker, common in camera files) leave a complete image;
@@ -166,6 +165,27 @@ extension Image {
                 throw ImageError(.unreadableImage, "\(name): corrupt or truncated JPEG: \(text)")
             }
         }
+        if isCMYK { rgbInPlace(fromAdobeCMYK: &pixels) }
         return Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels)
+    }
+
+    /// Pillow's RGB of a CMYK JPEG, in place (the RGB pixels written over the CMYK ones they come from, the
+    /// array then cut to three quarters). Pillow reads every CMYK JPEG with Adobe's convention, inks stored
+    /// inverted (as Photoshop writes them), so with libjpeg's samples s: ink c = 255 − s_c, and with
+    /// nk = 255 − k = s_k each channel is nk − round(c · nk / 255), the product rounded as Pillow's `MULDIV255`
+    /// rounds it: the same bytes as `Image.open(f).convert("RGB")` (a test holds them to Pillow's). No colour
+    /// profile is applied, as Pillow applies none.
+    static func rgbInPlace(fromAdobeCMYK pixels: inout [UInt8]) {
+        let count = pixels.count / 4
+        pixels.withUnsafeMutableBufferPointer { p in
+            for i in 0..<count {
+                let nk = Int(p[4 * i + 3])
+                for c in 0..<3 {
+                    let t = (255 - Int(p[4 * i + c])) * nk + 128
+                    p[3 * i + c] = UInt8(max(0, nk - (((t >> 8) + t) >> 8)))
+                }
+            }
+        }
+        pixels.removeLast(pixels.count - 3 * count)
     }
 }

@@ -56,15 +56,15 @@ struct RouteContext {
         return bytes
     }
 
-    /// Decodes an upload with the server's limits: 413 over them, 415 for what is not PNG or JPEG (or a CMYK
-    /// JPEG), 422 for a PNG or JPEG that is corrupt or truncated.
+    /// Decodes an upload with the server's limits: 413 over them, 415 for what is not PNG or JPEG, 422 for a PNG
+    /// or JPEG that is corrupt or truncated.
     func decode(_ bytes: [UInt8]) throws -> Image {
         do {
             return try Image(encoded: bytes, name: "upload", options: service.configuration.decoding)
         } catch {
             let e = SwiftsegError(error)
             let isPNGOrJPEG = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
-            if e.kind == .unsupportedInput && (!isPNGOrJPEG || e.message.contains("CMYK")) {
+            if e.kind == .unsupportedInput && !isPNGOrJPEG {
                 throw HTTPError(415, "unsupported_media_type", e.message)
             }
             throw Service.httpError(e)
