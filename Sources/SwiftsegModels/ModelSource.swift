@@ -38,11 +38,11 @@ public enum ModelSource: Sendable, Equatable {
     }
 
     /// The names of the models linked into the binary.
-    public static let builtInNames = ["u2netp", "efficientnet-lite0"]
+    static let builtInNames = ["u2netp", "efficientnet-lite0"]
 
     /// The names of the models in ``searchDirectories`` (`NAME.safetensors`), sorted, each once: for the error
     /// that names what `--model` could have been.
-    public static var convertedNames: [String] {
+    static var convertedNames: [String] {
         let names = searchDirectories.flatMap { dir in
             ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [])
                 .filter { $0.hasSuffix(".safetensors") }.map { String($0.dropLast(".safetensors".count)) }
@@ -84,7 +84,8 @@ public enum ModelSource: Sendable, Equatable {
                 + "\(converted.isEmpty ? "none" : converted.joined(separator: ", "))); \(how)")
         case .file(let path):
             guard access(path, F_OK) == 0 else {
-                throw RuntimeError.io("model '\(path)': no such file (models: u2netp, u2net, efficientnet-lite0, or a .safetensors path)")
+                let names = (ModelSource.builtInNames + ModelSource.fetchableNames).joined(separator: ", ")
+                throw RuntimeError.io("model '\(path)': no such file (models: \(names), or a .safetensors path)")
             }
             return try SafeTensorsFile(path: path)
         }
