@@ -28,7 +28,8 @@ enum ClassifyCommand {
             OptionSpec(names: ["--manifest"], valueName: "FILE",
                        help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
             BatchOptions.quiet,
-        ] + ModelOptions.specs(modelHelp: "efficientnet-lite0 (default, built in) or a .safetensors classifier."),
+        ] + ModelOptions.specs(modelHelp: "efficientnet-lite0 (default, built in) or a .safetensors classifier.",
+                               exactHelp: "Plain GEMM convolutions instead of the channel-blocked kernels, for checking\nthem: slower, and no closer (logits within ~1e-5 of ONNX Runtime either way)."),
         discussion: """
             The photo is turned upright by its EXIF orientation, fitted to the network's 224×224 input by
             --crop-and-scale with a Lanczos resampler, normalised as the model's file says ((v − 127) / 128 for

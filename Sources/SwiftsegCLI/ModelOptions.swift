@@ -6,13 +6,15 @@ import SwiftsegRuntime
 enum ModelOptions {
     static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'), a name\nconverted into ~/.cache/swiftseg (silueta, u2net_human_seg, isnet-general-use,\nisnet-anime: see README), or a .safetensors file made by Tools/convert_onnx.py.")
 
-    /// The shared options with `--model`'s help for this subcommand's kind of model.
-    static func specs(modelHelp: String) -> [OptionSpec] { [
+    /// What `--exact` does for U²-Net, whose 3×3 convs the default runs as Winograd.
+    static let exactHelp = "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."
+
+    /// The shared options with `--model`'s and `--exact`'s help for this subcommand's kind of model.
+    static func specs(modelHelp: String, exactHelp: String = exactHelp) -> [OptionSpec] { [
         OptionSpec(names: ["--model"], valueName: "MODEL", help: modelHelp),
         OptionSpec(names: ["--threads"], valueName: "N",
                    help: "Worker threads (default: all cores the process may use)."),
-        OptionSpec(names: ["--exact"], valueName: nil,
-                   help: "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."),
+        OptionSpec(names: ["--exact"], valueName: nil, help: exactHelp),
     ] }
 
     static func source(_ args: ParsedArguments, default name: String = "u2netp") -> ModelSource {
