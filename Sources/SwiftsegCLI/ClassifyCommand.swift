@@ -127,7 +127,8 @@ enum ClassifyCommand {
                 manifest?.append(result.manifestLine(["identifier": top?.identifier ?? NSNull(),
                                                       "confidence": top?.confidence ?? NSNull()]))
                 if let value = result.value,
-                   let out = try? text(value, input: result.item.input.path, options: options, model: model, header: true) {
+                   let out = try? text(value, input: result.item.input.path, options: options, model: model,
+                                       decodeMs: result.decodeMilliseconds, header: true) {
                     FileHandle.standardOutput.write(Data(out.utf8))
                 }
                 progress.record(result)

@@ -29,9 +29,9 @@ extension InferCommand {
         let pipeline = try pipeline(options, format: format)
         // --json: one report line per finished photo on standard output (the progress is on standard error).
         let json = options.json, model = network.name
-        @Sendable func printReport(_ lifted: LiftedSubject, input: String) {
+        @Sendable func printReport(_ lifted: LiftedSubject, input: String, decodeMs: Double?) {
             let report = pipeline.report(for: lifted, input: input, model: model,
-                                         timingsMs: SubjectLiftingPipeline.timingsMs(lifted))
+                                         timingsMs: SubjectLiftingPipeline.timingsMs(lifted, decodeMs: decodeMs))
             if let line = try? report.jsonData(pretty: false) { FileHandle.standardOutput.write(Data(line)) }
         }
         let progress = BatchProgress<LiftedSubject>(total: items.count, quiet: options.batch.quiet) { result in
@@ -47,7 +47,9 @@ extension InferCommand {
             encode: { try pipeline.encode($0).image },
             report: { result in
                 manifest?.append(result.manifestLine(["instances": result.value?.observation.instances.count ?? 0]))
-                if json, let lifted = result.value { printReport(lifted, input: result.item.input.path) }
+                if json, let lifted = result.value {
+                    printReport(lifted, input: result.item.input.path, decodeMs: result.decodeMilliseconds)
+                }
                 progress.record(result)
             })
         progress.finish()

@@ -181,7 +181,8 @@ enum RectanglesCommand {
                 manifest?.append(result.manifestLine(["rectangles": result.value == nil ? NSNull() : found.count,
                                                       "confidence": found.first?.confidence ?? NSNull()]))
                 if let value = result.value,
-                   let out = try? text(value.result, input: result.item.input.path, options: options, header: true) {
+                   let out = try? text(value.result.addingDecodeTime(result.decodeMilliseconds),
+                                       input: result.item.input.path, options: options, header: true) {
                     FileHandle.standardOutput.write(Data(out.utf8))
                 }
                 progress.record(result)

@@ -325,6 +325,7 @@ final class CLITests: CLITestCase {
         XCTAssertEqual((coins["instances"] as? [Any])?.count, 22)
         XCTAssertEqual(coins["width"] as? Int, 384)
         XCTAssertNotNil((coins["timingsMs"] as? [String: Any])?["network"])
+        XCTAssertNotNil((coins["timingsMs"] as? [String: Any])?["decode"], "decoded apart, timed all the same")
         XCTAssertTrue(reports.contains { ($0["input"] as? String)?.hasSuffix("rocket.jpg") == true })
         let rerun = try run(["infer", input, "-o", "\(tmp)/out", "--json", "--quiet"])
         XCTAssertTrue(rerun.stdout.isEmpty, "skipped photos print no report")

@@ -68,7 +68,11 @@ final class ClassifyCLITests: CLITestCase {
         let json = try run(["classify", dir, "--top", "1", "--json", "--quiet"])
         let objects = String(decoding: json.stdout, as: UTF8.self).split(separator: "\n")
         XCTAssertEqual(objects.count, 2)
-        for line in objects { XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        for line in objects {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let timings = try XCTUnwrap(object["timingsMs"] as? [String: Double])
+            XCTAssertEqual(Set(timings.keys), ["decode", "preprocess", "network", "postprocess"], "as for one photo")
+        }
         XCTAssertEqual(json.stderr.split(separator: "\n").count, 2, json.stderr)  // the failure and the summary line
     }
 

@@ -78,7 +78,10 @@ final class RectanglesCLITests: CLITestCase {
         XCTAssertEqual(r.status, 1)
         let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
         XCTAssertEqual(lines.count, 2)
-        for line in lines { XCTAssertNotNil(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        for line in lines {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            XCTAssertEqual(Set((object["timingsMs"] as? [String: Double] ?? [:]).keys), ["decode", "detect"], "as for one photo")
+        }
         XCTAssertTrue(r.stderr.contains("broken.png"), r.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: "\(tmp)/crops/sheet.rect.png"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: "\(tmp)/drawn/cards.rectangles.png"))

@@ -39,6 +39,8 @@ public final class BatchRunner {
         public let milliseconds: Double
         /// What `process` made (nil when failed or skipped): for per-photo reports.
         public var value: Value? = nil
+        /// How long its photo took to decode, when it was decoded: for per-photo reports' timings.
+        public var decodeMilliseconds: Double? = nil
     }
 
     public let jobs: Int
@@ -131,8 +133,10 @@ public final class BatchRunner {
                 workers.async {
                     let start = DispatchTime.now().uptimeNanoseconds
                     let decoded: Decoded
-                    do { decoded = .image(try Image(contentsOfFile: item.input.path, options: decoding), start: start) }
-                    catch { decoded = .failed("\(error)", start: start) }
+                    do {
+                        let photo = try Image(contentsOfFile: item.input.path, options: decoding)
+                        decoded = .image(photo, start: start, decodeMs: BatchRunner.elapsed(start))
+                    } catch { decoded = .failed("\(error)", start: start) }
                     decodeWorkers.signal()
                     state.finishDecode(i, decoded)
                 }
@@ -154,7 +158,7 @@ public final class BatchRunner {
                     state.report(Result<Value>(item: item, status: .skipped, milliseconds: BatchRunner.elapsed(start)), report)
                 case .failed(let message, let start):
                     state.report(Result<Value>(item: item, status: .failed(message), milliseconds: BatchRunner.elapsed(start)), report)
-                case .image(let photo, let start):
+                case .image(let photo, let start, let decodeMs):
                     let value: Value
                     do {
                         if let cores { value = try cores.withCore { try process(photo, laneIndex) } }
@@ -165,7 +169,8 @@ public final class BatchRunner {
                         continue
                     }
                     guard item.output != nil || writesWithoutOutput else {  // nothing to write: reported as done
-                        state.report(Result(item: item, status: .ok, milliseconds: BatchRunner.elapsed(start), value: value),
+                        state.report(Result(item: item, status: .ok, milliseconds: BatchRunner.elapsed(start), value: value,
+                                            decodeMilliseconds: decodeMs),
                                      report)
                         continue
                     }
@@ -183,7 +188,7 @@ public final class BatchRunner {
                             status = .failed("\(item.output ?? item.input.path): \(error)")
                         }
                         state.report(Result(item: item, status: status, milliseconds: BatchRunner.elapsed(start),
-                                            value: status == .ok ? value : nil),
+                                            value: status == .ok ? value : nil, decodeMilliseconds: decodeMs),
                                      report)
                         encodeSlots.signal()
                         done.leave()
@@ -208,7 +213,7 @@ public final class BatchRunner {
     }
 
     enum Decoded: Sendable {
-        case image(Image, start: UInt64)
+        case image(Image, start: UInt64, decodeMs: Double)
         case failed(String, start: UInt64)
         case skipped(start: UInt64)
     }

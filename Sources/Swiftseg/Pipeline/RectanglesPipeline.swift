@@ -15,9 +15,8 @@ public enum RectanglesPipeline {
         let start = DispatchTime.now().uptimeNanoseconds
         let observations = try request.perform(on: photo)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        var timings = ["detect": ms]
-        if let decodeMs { timings["decode"] = decodeMs }
-        return RectanglesResult(width: photo.width, height: photo.height, observations: observations, timingsMs: timings)
+        return RectanglesResult(width: photo.width, height: photo.height, observations: observations,
+                                timingsMs: ["detect": ms]).addingDecodeTime(decodeMs)
     }
 
     /// `image` encoded as `path`'s extension names (.png, .jpg), alpha dropped for JPEG: a crop of a photo with
@@ -45,6 +44,14 @@ public struct RectanglesResult: Sendable {
     public let height: Int
     public let observations: [RectangleObservation]
     public let timingsMs: [String: Double]
+
+    /// The same with the photo's decoding time among the timings (`decode`; none for nil): a batch decodes its
+    /// photos apart from detecting in them.
+    public func addingDecodeTime(_ decodeMs: Double?) -> RectanglesResult {
+        guard let decodeMs else { return self }
+        return RectanglesResult(width: width, height: height, observations: observations,
+                                timingsMs: timingsMs.merging(["decode": decodeMs]) { $1 })
+    }
 
     public func report(input: String?) -> RectanglesReport {
         RectanglesReport(input: input, width: width, height: height, rectangles: observations.map {
