@@ -182,7 +182,7 @@ extension Image {
                 let nk = Int(p[4 * i + 3])
                 for c in 0..<3 {
                     let t = (255 - Int(p[4 * i + c])) * nk + 128
-                    p[3 * i + c] = UInt8(max(0, nk - (((t >> 8) + t) >> 8)))
+                    p[3 * i + c] = UInt8(nk - (((t >> 8) + t) >> 8))  // ≥ 0: the product is at most nk
                 }
             }
         }
