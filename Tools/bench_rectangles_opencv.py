@@ -3,6 +3,14 @@
 scored the same way on the same cases, printing the same table (Tools/bench_rectangles.sh runs both).
 
     Tools/.venv/bin/python Tools/bench_rectangles_opencv.py [Tests/Fixtures/rectangles/cases.json] [--rounds 3]
+    Tools/.venv/bin/python Tools/bench_rectangles_opencv.py ../shared/data/rectangles-real/corners.csv --style scanner
+
+A manifest is a cases.json (images in cases/ beside it) or a corners.csv of marked photos (images in photos/
+beside it; the document size is the marked quad's mean side lengths), as RectangleTestSet reads them.
+
+Two styles (--style): `squares` (below) and `scanner`, the document-scanner recipe of countless tutorials:
+grayscale, Gaussian blur 5×5, Canny 75/200, external contours, the largest by area whose approxPolyDP at 2 % of
+the perimeter has four corners and passes the same filters.
 
 The detector (written from the sample's description): per colour channel, Canny + dilation and ten threshold
 levels; contours; approxPolyDP at 2 % of the perimeter; convex 4-gons whose largest |cos| of a corner angle is
@@ -16,6 +24,7 @@ quad to the document's own rectangle, Jaccard index there; hit = J ≥ 0.9; a mi
 """
 
 import argparse
+import csv
 import json
 import math
 import os
@@ -64,9 +73,21 @@ def passes_defaults(q, w, h):
     return on_border.sum() < 2  # the whole frame, or a quad cut by it
 
 
-def detect(img):
+def find_scanner_quads(img):
+    gray = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), (5, 5), 0)
+    contours, _ = cv2.findContours(cv2.Canny(gray, 75, 200), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    quads = []
+    for c in sorted(contours, key=cv2.contourArea, reverse=True)[:10]:
+        approx = cv2.approxPolyDP(c, cv2.arcLength(c, True) * 0.02, True)
+        if len(approx) == 4 and cv2.isContourConvex(approx):
+            quads.append(approx.reshape(-1, 2).astype(np.float64))
+    return quads
+
+
+def detect(img, style="squares"):
     h, w = img.shape[:2]
-    kept = [q for q in find_squares(img) if passes_defaults(q, w, h)]
+    found = find_squares(img) if style == "squares" else find_scanner_quads(img)
+    kept = [q for q in found if passes_defaults(q, w, h)]
     if not kept:
         return None
     # Pixel centres to the pixel-edge grid the ground truth uses.
@@ -94,17 +115,27 @@ def main():
     parser.add_argument("manifest", nargs="?", default=os.path.join(here, "..", "Tests", "Fixtures", "rectangles", "cases.json"))
     parser.add_argument("--rounds", type=int, default=3, help="timed passes (median per image)")
     parser.add_argument("--cases", action="store_true", help="also one line per case")
+    parser.add_argument("--style", choices=["squares", "scanner"], default="squares")
     args = parser.parse_args()
     cv2.setNumThreads(1)
-    cases = json.load(open(args.manifest))["cases"]
-    folder = os.path.join(os.path.dirname(args.manifest), "cases")
+    if args.manifest.endswith(".csv"):
+        cases = []
+        for r in csv.DictReader(open(args.manifest)):
+            q = np.array([[float(r[k + "_x"]), float(r[k + "_y"])] for k in ["tl", "tr", "br", "bl"]])
+            side = lambda i, j: float(np.linalg.norm(q[i] - q[j]))
+            cases.append({"file": r["file"], "kind": r["camera"], "subsets": ["real"], "corners": q.tolist(),
+                          "documentSize": [(side(0, 1) + side(3, 2)) / 2, (side(1, 2) + side(0, 3)) / 2]})
+        folder = os.path.join(os.path.dirname(args.manifest), "photos")
+    else:
+        cases = json.load(open(args.manifest))["cases"]
+        folder = os.path.join(os.path.dirname(args.manifest), "cases")
     images = [cv2.imread(os.path.join(folder, c["file"])) for c in cases]
     times = [[] for _ in cases]
     scores = [0.0] * len(cases)
     for r in range(args.rounds):
         for i, img in enumerate(images):
             t0 = time.perf_counter()
-            found = detect(img)
+            found = detect(img, args.style)
             times[i].append((time.perf_counter() - t0) * 1000)
             if r == 0:
                 scores[i] = jaccard(found, cases[i])
@@ -113,9 +144,11 @@ def main():
         for c, j, t in zip(cases, scores, ms):
             print(f"{c['file']} {c['kind']:<8} {','.join(c['subsets']):<22} J={j:.3f} {t:6.1f} ms")
     groups = [("all", list(range(len(cases))))]
-    groups += [(k, [i for i, c in enumerate(cases) if c["kind"] == k]) for k in ["document", "card", "photo"]]
+    kinds = list(dict.fromkeys(c["kind"] for c in cases))
+    if len(kinds) > 1:
+        groups += [(k, [i for i, c in enumerate(cases) if c["kind"] == k]) for k in kinds]
     groups += [(s, [i for i, c in enumerate(cases) if s in c["subsets"]]) for s in ["lowContrast", "steep"]]
-    print(f"rectangles: {len(cases)} cases ({args.manifest}), OpenCV {cv2.__version__} squares.cpp-style, largest "
+    print(f"rectangles: {len(cases)} cases ({args.manifest}), OpenCV {cv2.__version__} {args.style}-style, largest "
           f"quad within the defaults, median of {args.rounds} timed passes, one thread")
     print("| detector | subset | cases | hits | hit rate | mean J | median ms |")
     print("|---|---|---:|---:|---:|---:|---:|")
@@ -123,7 +156,7 @@ def main():
         if not idx:
             continue
         hits = sum(scores[i] >= 0.9 for i in idx)
-        print(f"| opencv-squares | {name} | {len(idx)} | {hits} | {100 * hits / len(idx):.1f} % | "
+        print(f"| opencv-{args.style} | {name} | {len(idx)} | {hits} | {100 * hits / len(idx):.1f} % | "
               f"{np.mean([scores[i] for i in idx]):.3f} | {np.median([ms[i] for i in idx]):.2f} |")
 
 

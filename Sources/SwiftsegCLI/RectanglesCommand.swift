@@ -41,10 +41,12 @@ enum RectanglesCommand {
         ],
         discussion: """
             Corners are found on the photo turned upright by its EXIF orientation. Text output is one line per
-            rectangle, best first: its confidence and its corners in pixels (top-left origin; x right, y down),
-            top-left, top-right, bottom-right, bottom-left as the photo is displayed. The confidence (0…1) is how
-            much of the four sides the photo's edges support, weighted toward larger quads (a fully supported
-            quad scores 0.55 when tiny, 1 when as large as the photo's shorter side).
+            rectangle, most prominent first: its confidence and its corners in pixels (top-left origin; x right,
+            y down), top-left, top-right, bottom-right, bottom-left as the photo is displayed. The confidence
+            (0…1) is how much of the four sides the photo's edges support, less where a side's edge runs on past
+            a corner or stops short of it, weighted toward larger quads (0.55 when tiny, 1 when as large as the
+            photo's shorter side). Nested rectangles (a sheet and the grid printed on it) come back apart, the
+            enclosing one first when it is at least 0.75 as confident.
 
             Several inputs or a folder run as a batch: one block of lines (or one JSON line) per photo as it
             finishes; a bad photo is reported and skipped, and the exit status is 1 if any failed. Batch

@@ -15,10 +15,16 @@ import SwiftsegImage
 /// How it works (docs/ARCHITECTURE.md, PERF.md "Rectangles"): line segments (`LineSegmentDetector`, LSD, on the
 /// colour channels) on the photo shrunk to about 400 pixels; collinear segments merged into lines; quads from two
 /// pairs of roughly opposite lines and their intersections, so a side may be partly missing, ranked by how much
-/// of each side the detector's gradient field shows as edge; the best by a quick look at their sides refined at
-/// full resolution to sub-pixel corners (within 0.5 px on sharp edges). The confidence is the geometric mean over
-/// the four sides of the share of points the photo's edges support (weighted by their contrast), times a size
-/// weight from 0.55 (tiny) to 1 (the area of a square on the photo's shorter side).
+/// of each side the detector's gradient field shows as edge and by its corners; the best by a quick look at their
+/// sides refined at full resolution to sub-pixel corners (within 0.5 px on sharp edges). The confidence is the
+/// geometric mean over the four sides of the share of points the photo's edges support (weighted by their
+/// contrast), times a corner weight, times a size weight from 0.55 (tiny) to 1 (the area of a square on the
+/// photo's shorter side). The corner weight is what keeps each result one rectangle: a real rectangle's sides
+/// reach its corners and stop there, while a quad mixing the sides of two (a printed grid's and its sheet's) has
+/// a corner where one edge runs on past the other and a side whose edge stops short; a result whose side has
+/// almost no edge next to a corner is dropped. Nested rectangles (a sheet and the grid printed on it, a card
+/// and its photo) come back apart; results come most prominent first: by confidence, except that an enclosing
+/// rectangle at least 0.75 as confident as one it encloses comes before it.
 public struct DetectRectanglesRequest: Sendable, Equatable {
     /// Smallest aspect ratio (shorter side / longer side, the mean of opposite sides), 0…1; default 0.5.
     public var minimumAspectRatio: Double = 0.5

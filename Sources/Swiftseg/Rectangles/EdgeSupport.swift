@@ -117,25 +117,59 @@ final class EdgeSupport {
         return product > 0 ? product.squareRoot().squareRoot() : 0
     }
 
+    /// The product of the quad's corner scores (`RectangleDetector.cornerScore`) read on the photo: at each
+    /// corner, each side's edge share over its last eighth before the corner, and over as much of its line past
+    /// the corner the share of points where the same edge runs on — the same polarity, at least half its contrast
+    /// (texture beyond a corner has edges of either polarity and any strength) — a few pixels at the corner itself
+    /// left out.
+    /// Also the least share of edge on any side's stretch next to a corner (`weakestEnd`): a quad whose side
+    /// stops short of a corner is not one rectangle (`RectangleDetector.minimumEnd`).
+    func cornerFactor(of quad: [PixelPoint]) -> (factor: Double, weakestEnd: Double) {
+        var product = 1.0, weakest = 1.0
+        for i in 0..<4 {
+            let corner = quad[i], before = quad[(i + 3) % 4], after = quad[(i + 1) % 4]
+            func ends(_ from: PixelPoint) -> RectangleDetector.CornerEnds {
+                let length = from.distance(to: corner), d = (corner - from) * (1 / max(length, 1e-9))
+                let e = max(6, RectangleDetector.cornerStretch * length), gap = 2.0 * Double(factor)
+                let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil)
+                guard end.meanContrast != 0 else { return RectangleDetector.CornerEnds(end: 0, beyond: 0) }
+                let beyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast)
+                return RectangleDetector.CornerEnds(end: end.share, beyond: beyond.share)
+            }
+            let p = ends(before), q = ends(after)
+            product *= RectangleDetector.cornerScore(p, q)
+            weakest = min(weakest, p.end, q.end)
+        }
+        return (product, weakest)
+    }
+
     /// One side's share of supported points (photo coordinates, weighted by contrast), at most `samples` of them.
     func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int) -> Double {
+        sideSupport(a, b, samples: samples, like: nil).share
+    }
+
+    /// The same, and the mean signed contrast (across the side, positive when brighter to its left in the
+    /// photo's coordinates) of the supported points; with `like`, only points whose contrast has that sign and
+    /// at least half its size count.
+    func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?) -> (share: Double, meanContrast: Float) {
         let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: samples)
         var t = Profiles(base: scratch)
-        var supported = 0.0
+        var supported = 0.0, sum: Float = 0, count = 0
+        let minimum = max(EdgeSupport.threshold, abs(like ?? 0) / 2)
         for p in points {
             profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
-            var best: Float = 0
+            var best: Float = 0, signed: Float = 0
             for j in 2...6 {
-                let across = abs(EdgeSupport.contrast(t, j))
-                guard across >= EdgeSupport.threshold else { continue }
+                let c = EdgeSupport.contrast(t, j), across = abs(c)
+                guard across >= minimum, like.map({ ($0 > 0) == (c > 0) }) ?? true else { continue }
                 let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
-                if across >= 2 * along { best = max(best, across); if best >= EdgeSupport.fullContrast { break } }
+                if across >= 2 * along, across > best { best = across; signed = c }
             }
-            if best > 0 { supported += Double(min(1, best / EdgeSupport.fullContrast)) }
+            if best > 0 { supported += Double(min(1, best / EdgeSupport.fullContrast)); sum += signed; count += 1 }
         }
-        return supported / Double(points.count)
+        return (supported / Double(points.count), count > 0 ? sum / Float(count) : 0)
     }
 
     /// The quad with each side re-fitted to the strongest edge near it (sub-pixel, least squares with outliers

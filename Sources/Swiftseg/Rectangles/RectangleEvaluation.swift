@@ -9,6 +9,7 @@ import SwiftsegImage
 ///
 /// ```swift
 /// let set = try RectangleTestSet(manifest: "Tests/Fixtures/rectangles/cases.json")
+/// let grids = try RectangleTestSet(manifest: "../shared/data/rectangles-real/corners.csv")   // photos/ beside it
 /// let j = set.cases[0].jaccard(of: found)   // found: [PixelPoint], top-left origin; 0…1
 /// ```
 public struct RectangleTestSet: Sendable {
@@ -24,6 +25,12 @@ public struct RectangleTestSet: Sendable {
         public let documentSize: [Double]
 
         public var truth: [PixelPoint] { corners.map { PixelPoint(x: $0[0], y: $0[1]) } }
+
+        public init(file: String, kind: String, subsets: [String], width: Int, height: Int, corners: [[Double]],
+                    documentSize: [Double]) {
+            self.file = file; self.kind = kind; self.subsets = subsets; self.width = width; self.height = height
+            self.corners = corners; self.documentSize = documentSize
+        }
 
         /// SmartDoc's Jaccard index of `found` (a convex quad, pixels, top-left origin); 0 when nil.
         public func jaccard(of found: [PixelPoint]?) -> Double {
@@ -41,10 +48,17 @@ public struct RectangleTestSet: Sendable {
     /// The folder the case files are in.
     public let folder: String
 
-    /// Reads a `cases.json` (`{"cases": [...]}`); the images are in `cases/` beside it.
+    /// Reads a `cases.json` (`{"cases": [...]}`; the images in `cases/` beside it), or a `corners.csv` of marked
+    /// photos (`file,camera,width,height,tl_x,tl_y,tr_x,tr_y,br_x,br_y,bl_x,bl_y`; the images in `photos/` beside
+    /// it; the kind is the camera, the document size the marked quad's mean side lengths).
     public init(manifest path: String) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw RectangleDetectionError("\(path): cannot read the test set's manifest")
+        }
+        if path.hasSuffix(".csv") {
+            cases = try RectangleTestSet.markedPhotos(csv: String(decoding: data, as: UTF8.self), path: path)
+            folder = (path as NSString).deletingLastPathComponent + "/photos"
+            return
         }
         struct File: Decodable { let cases: [Case] }
         do {
@@ -53,6 +67,27 @@ public struct RectangleTestSet: Sendable {
             throw RectangleDetectionError("\(path): not a rectangle test set (\(error))")
         }
         folder = (path as NSString).deletingLastPathComponent + "/cases"
+    }
+
+    static func markedPhotos(csv: String, path: String) throws -> [Case] {
+        var lines = csv.split(whereSeparator: \.isNewline).map(String.init)
+        let header = lines.isEmpty ? [] : lines.removeFirst().split(separator: ",").map(String.init)
+        let columns = ["file", "camera", "width", "height", "tl_x", "tl_y", "tr_x", "tr_y", "br_x", "br_y", "bl_x", "bl_y"]
+        guard header == columns else {
+            throw RectangleDetectionError("\(path): expected the columns \(columns.joined(separator: ","))")
+        }
+        return try lines.enumerated().map { n, line in
+            let f = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard f.count == columns.count, let w = Int(f[2]), let h = Int(f[3]) else {
+                throw RectangleDetectionError("\(path): line \(n + 2) is not \(columns.count) fields")
+            }
+            let v = f[4...].compactMap(Double.init)
+            guard v.count == 8 else { throw RectangleDetectionError("\(path): line \(n + 2) has a corner that is not a number") }
+            let q = (0..<4).map { PixelPoint(x: v[2 * $0], y: v[2 * $0 + 1]) }
+            let size = [(q[0].distance(to: q[1]) + q[3].distance(to: q[2])) / 2, (q[1].distance(to: q[2]) + q[0].distance(to: q[3])) / 2]
+            return Case(file: f[0], kind: f[1], subsets: ["real"], width: w, height: h,
+                        corners: (0..<4).map { [v[2 * $0], v[2 * $0 + 1]] }, documentSize: size)
+        }
     }
 
     /// A hit is J ≥ 0.9, as SmartDoc counts it.

@@ -12,20 +12,23 @@ public enum BoxDownscale {
         let w = max(image.width / factor, 1), h = max(image.height / factor, 1), c = image.channels
         let fx = min(factor, image.width), fy = min(factor, image.height)
         var out = [UInt8](repeating: 0, count: w * h * c)
-        var sums = [Int](repeating: 0, count: w * c)
+        let sums = UnsafeMutablePointer<Int>.allocate(capacity: w * c)
+        defer { sums.deallocate() }
         let count = fx * fy, sw = image.width
         image.pixels.withUnsafeBufferPointer { px in
-            for y in 0..<h {
-                for i in sums.indices { sums[i] = 0 }
-                for yy in (y * fy)..<(y * fy + fy) {
-                    let row = yy * sw * c
-                    for x in 0..<w {
-                        for xx in (x * fx)..<(x * fx + fx) {
-                            for k in 0..<c { sums[x * c + k] += Int(px[row + xx * c + k]) }
+            out.withUnsafeMutableBufferPointer { o in
+                for y in 0..<h {
+                    sums.initialize(repeating: 0, count: w * c)
+                    for yy in (y * fy)..<(y * fy + fy) {
+                        let row = px.baseAddress! + yy * sw * c
+                        for x in 0..<w {
+                            let from = row + x * fx * c, to = sums + x * c
+                            for xx in 0..<fx { for k in 0..<c { to[k] &+= Int(from[xx * c + k]) } }
                         }
                     }
+                    let dst = o.baseAddress! + y * w * c
+                    for i in 0..<(w * c) { dst[i] = UInt8((sums[i] + count / 2) / count) }
                 }
-                for i in 0..<(w * c) { out[y * w * c + i] = UInt8((sums[i] + count / 2) / count) }
             }
         }
         return Image(width: w, height: h, channels: c, pixels: out)
