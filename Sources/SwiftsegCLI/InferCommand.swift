@@ -87,10 +87,13 @@ enum InferCommand {
     }
 
     static func readImage(_ input: String, options: DecodingOptions) throws -> Image {
-        if input == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return try Image(encoded: [UInt8](data), name: "standard input", options: options)
-        }
-        return try Image(contentsOfFile: input, options: options)
+        let (bytes, name) = try readBytes(input, options: options)
+        return try Image(encoded: bytes, name: name, options: options)
+    }
+
+    /// An input's encoded bytes (a file, or standard input for `-`) and its name for messages.
+    static func readBytes(_ input: String, options: DecodingOptions) throws -> (bytes: [UInt8], name: String) {
+        if input == "-" { return ([UInt8](FileHandle.standardInput.readDataToEndOfFile()), "standard input") }
+        return (try Image.fileBytes(input, options: options), input)
     }
 }

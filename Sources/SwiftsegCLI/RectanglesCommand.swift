@@ -102,10 +102,14 @@ enum RectanglesCommand {
         let input = options.inputs[0]
         for path in [options.extract, options.draw].compactMap({ $0 }) { try AtomicFile.checkWritable(path) }
         let start = DispatchTime.now().uptimeNanoseconds
-        let photo = try InferCommand.readImage(input, options: options.batch.decoding)
+        let decoding = options.batch.decoding
+        let (bytes, name) = try InferCommand.readBytes(input, options: decoding)
+        let reduced = try RectanglesPipeline.decoded(bytes, name: name, options: decoding)
         let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        let result = try RectanglesPipeline.detect(photo, request: options.request, decodeMs: decodeMs)
+        let result = try RectanglesPipeline.detect(reduced, request: options.request, decodeMs: decodeMs)
         var files: [(path: String, bytes: [UInt8])] = []
+        let wantsPhoto = options.extract != nil || options.draw != nil
+        let photo = wantsPhoto ? try RectanglesPipeline.full(reduced, bytes: bytes, name: name, options: decoding) : reduced.image
         if let extract = options.extract {
             let crops = result.extracts(from: photo)
             for (path, crop) in zip(RectanglesPipeline.extractPaths(extract, count: crops.count), crops) {
@@ -160,13 +164,19 @@ enum RectanglesCommand {
         }
         let request = options.request
         let wantsDrawing = options.draw != nil, wantsCrops = options.extract != nil
-        BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: true,
-                    decoding: options.batch.decoding).run(
+        let decoding = options.batch.decoding
+        BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: true, decoding: decoding).run(
             items,
+            decode: { path in  // reduced for detection, and in full as well when crops or a drawing are wanted
+                let bytes = try Image.fileBytes(path, options: decoding)
+                let reduced = try RectanglesPipeline.decoded(bytes, name: path, options: decoding)
+                let full = wantsDrawing || wantsCrops ? try RectanglesPipeline.full(reduced, bytes: bytes, name: path, options: decoding) : nil
+                return (reduced: reduced, full: full)
+            },
             process: { photo, _ in
-                let result = try RectanglesPipeline.detect(photo, request: request)
-                return Detected(result: result, drawn: wantsDrawing ? result.drawn(on: photo) : nil,
-                                crops: wantsCrops ? result.extracts(from: photo) : [])
+                let result = try RectanglesPipeline.detect(photo.reduced, request: request)
+                return Detected(result: result, drawn: photo.full.map { wantsDrawing ? result.drawn(on: $0) : nil } ?? nil,
+                                crops: wantsCrops ? photo.full.map { result.extracts(from: $0) } ?? [] : [])
             },
             files: { detected, item in
                 var files: [(path: String, bytes: [UInt8])] = []

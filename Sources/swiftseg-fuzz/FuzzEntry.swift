@@ -30,6 +30,10 @@ enum FuzzTarget {
             // Whatever decodes must survive our own PNG writer (its run-length deflate, `fast`): same pixels back.
             let again = try Image(encoded: try decoded.pngData(), name: "re-encoded", options: decoding)
             precondition(again == decoded, "a decoded image re-encoded as PNG came back different")
+            // Decoded reduced (a JPEG at 1/8 in the DCT): the same size, turned the same way.
+            let reduced = try ReducedImage(encoded: bytes, name: "input", options: decoding, minimumLongerSide: 1)
+            precondition([reduced.fullWidth, reduced.fullHeight] == [decoded.width, decoded.height],
+                         "a reduced decode reported another full size")
             image = "image \(decoded.width)×\(decoded.height)×\(decoded.channels), re-encoded as PNG"
         } catch {
             image = "image error: \(error)"

@@ -30,6 +30,49 @@ final class DecodingTests: XCTestCase {
         }
     }
 
+    /// A JPEG decoded reduced in the DCT: the smallest scale keeping the longer side asked for, the full size
+    /// reported upright, and each reduced pixel where `photoPoint` says it is in the full photo — under every
+    /// EXIF turn, including those that bring the partly covered last row (60 / 8 = 7.5 rows) to the top.
+    func testReducedDecodingMapsBackOntoThePhoto() throws {
+        for o in 1...8 {
+            let name = "orientation-\(o).jpg"
+            let full = try load(name)
+            for (side, denominator) in [(60, 1), (30, 2), (15, 4), (8, 8), (1, 8)] {
+                let reduced = try ReducedImage(contentsOfFile: Fixtures.path("decode/\(name)"), minimumLongerSide: side)
+                XCTAssertEqual(reduced.denominator, denominator, "\(name) for \(side) px")
+                XCTAssertEqual([reduced.fullWidth, reduced.fullHeight], [full.width, full.height], name)
+                XCTAssertEqual([reduced.image.width, reduced.image.height],
+                               [(full.width + denominator - 1) / denominator, (full.height + denominator - 1) / denominator])
+                // Each reduced pixel against the mean of the full pixels it covers, with the origin as mapped and
+                // as if it were always the corner.
+                func error(_ map: (PixelPoint) -> PixelPoint) -> Double {
+                    var total = 0.0, count = 0
+                    for y in 0..<reduced.image.height { for x in 0..<reduced.image.width {
+                        let a = map(PixelPoint(x: Double(x), y: Double(y)))
+                        let x0 = Int(a.x.rounded()), y0 = Int(a.y.rounded())
+                        guard x0 >= 0, y0 >= 0, x0 + denominator <= full.width, y0 + denominator <= full.height else { continue }
+                        for c in 0..<3 {
+                            var sum = 0
+                            for yy in y0..<(y0 + denominator) { for xx in x0..<(x0 + denominator) { sum += Int(full.pixels[(yy * full.width + xx) * 3 + c]) } }
+                            total += abs(Double(sum) / Double(denominator * denominator) - Double(reduced.image.pixels[(y * reduced.image.width + x) * 3 + c]))
+                            count += 1
+                        }
+                    } }
+                    return total / Double(max(count, 1))
+                }
+                let mapped = error(reduced.photoPoint)
+                XCTAssertLessThan(mapped, denominator == 1 ? 0.001 : 9, "\(name) at 1/\(denominator)")
+                if reduced.photoPoint(PixelPoint(x: 0, y: 0)) != PixelPoint(x: 0, y: 0) {
+                    XCTAssertLessThan(mapped, 0.8 * error { $0 * Double(denominator) }, "\(name): the origin matters")
+                }
+            }
+        }
+        // PNG has no reduced decoding: full size, denominator 1.
+        let png = try ReducedImage(contentsOfFile: Fixtures.path("decode/orientation-6.png"), minimumLongerSide: 8)
+        XCTAssertEqual(png.denominator, 1)
+        XCTAssertEqual(png.image, upright)
+    }
+
     func testOrientationCanBeIgnored() throws {
         let stored = try load("orientation-6.png", options: DecodingOptions(appliesOrientation: false))
         XCTAssertEqual(stored.width, 40, "rotated 90°: stored sideways")

@@ -179,6 +179,33 @@ final class RectanglesTests: XCTestCase {
         }
     }
 
+    /// A large phone JPEG is decoded reduced in the DCT for detection (`RectanglesPipeline.decoded`): the grid
+    /// is found as on the full decode, and reported in the full photo's pixels.
+    func testLargeJPEGsAreDetectedReducedInTheFullPhotosPixels() throws {
+        let set = try RectangleTestSet(manifest: Fixtures.path("rectangles-grids/corners.csv"))
+        let c = set.cases[0]
+        let small = try Image(contentsOfFile: set.folder + "/" + c.file)
+        let scale = 2.5   // 800 px → 2000: decoded at 1/2, 1000 px
+        let large = LanczosResampler.resize(small, width: Int(Double(small.width) * scale), height: Int(Double(small.height) * scale))
+        let bytes = try large.jpegData(quality: 92)
+        let reduced = try RectanglesPipeline.decoded(bytes, name: "large.jpg", options: DecodingOptions())
+        XCTAssertEqual(reduced.denominator, 2)
+        XCTAssertEqual([reduced.fullWidth, reduced.fullHeight], [large.width, large.height])
+        let result = try RectanglesPipeline.detect(reduced, request: DetectRectanglesRequest())
+        XCTAssertEqual([result.width, result.height], [large.width, large.height])
+        let full = try RectanglesPipeline.full(reduced, bytes: bytes, name: "large.jpg", options: DecodingOptions())
+        XCTAssertEqual([full.width, full.height], [large.width, large.height])
+        let fromFull = try DetectRectanglesRequest().perform(on: full).first
+        let truth = RectangleTestSet.Case(file: c.file, kind: c.kind, subsets: c.subsets, width: large.width, height: large.height,
+                                          corners: c.corners.map { $0.map { $0 * scale } }, documentSize: c.documentSize.map { $0 * scale })
+        let reducedQuad = result.observations.first?.pixelCorners(width: result.width, height: result.height).points
+        XCTAssertGreaterThanOrEqual(truth.jaccard(of: reducedQuad), RectangleTestSet.hitThreshold)
+        XCTAssertGreaterThanOrEqual(truth.jaccard(of: fromFull?.pixelCorners(width: full.width, height: full.height).points),
+                                    RectangleTestSet.hitThreshold)
+        let q = try XCTUnwrap(reducedQuad), f = try XCTUnwrap(fromFull?.pixelCorners(width: full.width, height: full.height).points)
+        XCTAssertGreaterThan(Polygon.jaccard(q, f), 0.97, "the same quad either way")
+    }
+
     /// A sheet on a table with a frame printed on it: with `maximumObservations` 0 both come back, the sheet
     /// (enclosing) first, and no result mixes the sheet's sides with the frame's.
     func testNestedRectanglesComeBackApart() throws {

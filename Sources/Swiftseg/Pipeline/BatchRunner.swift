@@ -110,16 +110,35 @@ public final class BatchRunner {
         run(items, process: process, files: files, writesWithoutOutput: true, report: report)
     }
 
+    /// The same with the photos decoded by `decode(path)` (a ``ReducedImage`` for work that needs only part of
+    /// a large photo's pixels, say) instead of in full with the runner's decoding options.
+    public func run<Photo: Sendable, Value: Sendable>(
+        _ items: [Item], decode: @escaping @Sendable (String) throws -> Photo,
+        process: (Photo, _ lane: Int) throws -> Value,
+        files: @escaping @Sendable (Value, Item) throws -> [(path: String, bytes: [UInt8])],
+        report: @escaping @Sendable (Result<Value>) -> Void) {
+        run(items, decode: decode, process: process, files: files, writesWithoutOutput: true, report: report)
+    }
+
     func run<Value: Sendable>(_ items: [Item], process: (Image, _ lane: Int) throws -> Value,
                               files: @escaping @Sendable (Value, Item) throws -> [(path: String, bytes: [UInt8])],
                               writesWithoutOutput: Bool, report: @escaping @Sendable (Result<Value>) -> Void) {
-        let state = State(count: items.count)
+        let decoding = self.decoding
+        run(items, decode: { try Image(contentsOfFile: $0, options: decoding) }, process: process, files: files,
+            writesWithoutOutput: writesWithoutOutput, report: report)
+    }
+
+    func run<Photo: Sendable, Value: Sendable>(
+        _ items: [Item], decode: @escaping @Sendable (String) throws -> Photo, process: (Photo, _ lane: Int) throws -> Value,
+        files: @escaping @Sendable (Value, Item) throws -> [(path: String, bytes: [UInt8])],
+        writesWithoutOutput: Bool, report: @escaping @Sendable (Result<Value>) -> Void) {
+        let state = State<Photo>(count: items.count)
         let decodeSlots = DispatchSemaphore(value: jobs + lanes)
         let encodeSlots = DispatchSemaphore(value: jobs)
         let workers = DispatchQueue(label: "swiftseg.batch", attributes: .concurrent)
         let decodeWorkers = DispatchSemaphore(value: jobs)
         let done = DispatchGroup()
-        let decoding = self.decoding, overwrite = self.overwrite, cores = self.cores
+        let overwrite = self.overwrite, cores = self.cores
 
         // Producer: decode ahead, in order, bounded.
         let feeding = DispatchGroup()
@@ -132,9 +151,9 @@ public final class BatchRunner {
                 decodeWorkers.wait()
                 workers.async {
                     let start = DispatchTime.now().uptimeNanoseconds
-                    let decoded: Decoded
+                    let decoded: Decoded<Photo>
                     do {
-                        let photo = try Image(contentsOfFile: item.input.path, options: decoding)
+                        let photo = try decode(item.input.path)
                         decoded = .image(photo, start: start, decodeMs: BatchRunner.elapsed(start))
                     } catch { decoded = .failed("\(error)", start: start) }
                     decodeWorkers.signal()
@@ -146,7 +165,7 @@ public final class BatchRunner {
 
         // Lanes take the photos in order; each runs the network on one photo at a time.
         let nextItem = Atomic<Int>(0)
-        @Sendable func lane(_ laneIndex: Int, _ process: (Image, Int) throws -> Value) {
+        @Sendable func lane(_ laneIndex: Int, _ process: (Photo, Int) throws -> Value) {
             while true {
                 let i = nextItem.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard i < items.count else { return }
@@ -212,28 +231,28 @@ public final class BatchRunner {
         Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     }
 
-    enum Decoded: Sendable {
-        case image(Image, start: UInt64, decodeMs: Double)
+    enum Decoded<Photo: Sendable>: Sendable {
+        case image(Photo, start: UInt64, decodeMs: Double)
         case failed(String, start: UInt64)
         case skipped(start: UInt64)
     }
 
     /// Hand-off slots between the decoding workers and the network thread, and the serialised reporter.
-    final class State: @unchecked Sendable {
+    final class State<Photo: Sendable>: @unchecked Sendable {
         private let lock = NSCondition()
-        private var decoded: [Decoded?]
+        private var decoded: [Decoded<Photo>?]
         private let reportLock = NSLock()
 
         init(count: Int) { decoded = Array(repeating: nil, count: count) }
 
-        func finishDecode(_ i: Int, _ value: Decoded) {
+        func finishDecode(_ i: Int, _ value: Decoded<Photo>) {
             lock.lock()
             decoded[i] = value
             lock.broadcast()
             lock.unlock()
         }
 
-        func takeDecoded(_ i: Int) -> Decoded {
+        func takeDecoded(_ i: Int) -> Decoded<Photo> {
             lock.lock()
             defer { lock.unlock() }
             while decoded[i] == nil { lock.wait() }

@@ -12,11 +12,28 @@ import Foundation
 public enum RectanglesPipeline {
     public static func detect(_ photo: Image, request: DetectRectanglesRequest,
                               decodeMs: Double? = nil) throws -> RectanglesResult {
+        try detect(ReducedImage(photo), request: request, decodeMs: decodeMs)
+    }
+
+    /// The same on a photo decoded reduced (`decoded(_:name:options:)`); the result is in the full photo's pixels.
+    public static func detect(_ photo: ReducedImage, request: DetectRectanglesRequest,
+                              decodeMs: Double? = nil) throws -> RectanglesResult {
         let start = DispatchTime.now().uptimeNanoseconds
         let observations = try request.perform(on: photo)
         let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        return RectanglesResult(width: photo.width, height: photo.height, observations: observations,
+        return RectanglesResult(width: photo.fullWidth, height: photo.fullHeight, observations: observations,
                                 timingsMs: ["detect": ms]).addingDecodeTime(decodeMs)
+    }
+
+    /// A photo's bytes decoded as far as detection needs (a large JPEG at a reduced DCT scale); `full(...)` then
+    /// gives the whole photo for crops and drawings, decoding again only when the first decode was reduced.
+    public static func decoded(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> ReducedImage {
+        try ReducedImage(encoded: bytes, name: name, options: options, minimumLongerSide: DetectRectanglesRequest.photoSide)
+    }
+
+    /// The full photo of `reduced`, which was decoded from `bytes`.
+    public static func full(_ reduced: ReducedImage, bytes: [UInt8], name: String, options: DecodingOptions) throws -> Image {
+        reduced.denominator == 1 ? reduced.image : try Image(encoded: bytes, name: name, options: options)
     }
 
     /// `image` encoded as `path`'s extension names (.png, .jpg), alpha dropped for JPEG: a crop of a photo with

@@ -67,9 +67,25 @@ public struct DetectRectanglesRequest: Sendable, Equatable {
 
     /// The rectangles in `image` (EXIF-upright already, as decoded), best first.
     public func perform(on image: Image) throws -> [RectangleObservation] {
-        try validate()
-        return RectangleDetector(request: self).detect(in: image)
+        try perform(on: ReducedImage(image))
     }
+
+    /// The rectangles in a photo decoded reduced (``ReducedImage``), as observations of the full photo: a JPEG
+    /// decoded with `minimumLongerSide: DetectRectanglesRequest.photoSide` gives what the full decode gives
+    /// (corners within the refinement's precision) at a fraction of the decoding time.
+    ///
+    /// ```swift
+    /// let photo = try ReducedImage(contentsOfFile: "IMG_0042.jpg", minimumLongerSide: DetectRectanglesRequest.photoSide)
+    /// let pages = try DetectRectanglesRequest().perform(on: photo)
+    /// ```
+    public func perform(on photo: ReducedImage) throws -> [RectangleObservation] {
+        try validate()
+        return RectangleDetector(request: self).detect(in: photo)
+    }
+
+    /// The longer side, in pixels, that detection reads of a photo: a larger one can be decoded reduced to
+    /// about this (``ReducedImage``) with no loss.
+    public static let photoSide = RectangleDetector.photoSide
 }
 
 /// A parameter of `DetectRectanglesRequest` out of its range.

@@ -26,6 +26,11 @@ struct RectangleDetector {
     /// Longest side of the image the segment detector sees: enough for sides of ≥ 10 % of the short dimension,
     /// small enough to stay within budget on large photos (400 beat 320, 448 and 512 on a tuning set: PERF.md).
     static let detectionSide = 400.0
+    /// The longer side of the photo detection reads (`DetectRectanglesRequest.photoSide`): the segment detector
+    /// needs 400 px, the refinement reads up to `EdgeSupport.maximumSide`; a 12 MP phone photo's quarter scale
+    /// (1008 or 1152 px) is what the refinement read of it before photos were decoded reduced, and results on
+    /// the full-size test photos stayed the same (PERF.md).
+    static let photoSide = 1000
     /// Lines kept for pairing (the longest by support), candidates looked at (the best by segment coverage) and
     /// refined (the best by a quick look at their sides).
     /// (Ranked by edge coverage, the true quad is among the first 30 whenever it is proposed at all on the
@@ -40,7 +45,9 @@ struct RectangleDetector {
     /// Opposite sides of a rectangle in strong perspective converge; this is how far.
     static let maximumOppositeAngle = 40 * Double.pi / 180
 
-    func detect(in image: Image) -> [RectangleObservation] {
+    /// The rectangles in `photo.image`, as observations of the full photo.
+    func detect(in photo: ReducedImage) -> [RectangleObservation] {
+        let image = photo.image
         let short = Double(min(image.width, image.height))
         let (lines, edges, searchRadius) = RectangleDetector.lines(in: image)
         let proposed = candidates(lines: lines, edges: edges, width: image.width, height: image.height)
@@ -66,8 +73,8 @@ struct RectangleDetector {
         }
         let kept = RectangleDetector.suppressDuplicates(scored)
         var out = kept.filter { $0.confidence >= request.minimumConfidence }.map {
-            RectangleObservation(pixelCorners: $0.corners, width: image.width, height: image.height,
-                                 confidence: $0.confidence)
+            RectangleObservation(pixelCorners: $0.corners.map(photo.photoPoint), width: photo.fullWidth,
+                                 height: photo.fullHeight, confidence: $0.confidence)
         }
         if request.maximumObservations > 0 && out.count > request.maximumObservations {
             out.removeLast(out.count - request.maximumObservations)

@@ -57,7 +57,10 @@ public struct RectangleTestSet: Sendable {
         }
         if path.hasSuffix(".csv") {
             cases = try RectangleTestSet.markedPhotos(csv: String(decoding: data, as: UTF8.self), path: path)
-            folder = (path as NSString).deletingLastPathComponent + "/photos"
+            let beside = (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            let photos = FileManager.default.fileExists(atPath: beside + "/photos", isDirectory: &isFolder) && isFolder.boolValue
+            folder = photos ? beside + "/photos" : beside
             return
         }
         struct File: Decodable { let cases: [Case] }

@@ -48,6 +48,11 @@ extension Image {
     /// let image = try Image(contentsOfFile: "photo.jpg")
     /// ```
     public init(contentsOfFile path: String, options: DecodingOptions = DecodingOptions()) throws {
+        try self.init(encoded: try Image.fileBytes(path, options: options), name: path, options: options)
+    }
+
+    /// A file's bytes, refused over the size limit before they are read; errors as `init(contentsOfFile:)`.
+    public static func fileBytes(_ path: String, options: DecodingOptions) throws -> [UInt8] {
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > options.maxFileBytes {
             throw ImageError(.tooLarge, "\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
         }
@@ -58,7 +63,7 @@ extension Image {
             }
             throw ImageError(.fileSystem, "\(path): no such file")
         }
-        try self.init(encoded: [UInt8](data), name: path, options: options)
+        return [UInt8](data)
     }
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages. PNGs with alpha (or tRNS) decode to RGBA,
@@ -66,22 +71,28 @@ extension Image {
     /// undone); JPEGs (baseline or progressive, colour, grayscale or CMYK) to RGB, CMYK as Pillow converts it.
     /// The EXIF orientation is applied unless `options` say otherwise.
     public init(encoded bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions()) throws {
+        self = try Image.decode(bytes, name: name, options: options, minimumLongerSide: nil).image
+    }
+
+    /// Decodes at the scale `minimumLongerSide` allows (nil: full size), then turns the picture upright.
+    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> ReducedImage {
         if bytes.isEmpty { throw ImageError(.unreadableImage, "\(name): file is empty") }
         if bytes.count > options.maxFileBytes {
             throw ImageError(.tooLarge, "\(name): \(bytes.count) bytes, over the limit of \(options.maxFileBytes)")
         }
-        var image: Image
+        let image: Image, fullWidth: Int, fullHeight: Int, denominator: Int
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
             image = try Image.decodePNG(bytes, name: name, limits: options)
+            (fullWidth, fullHeight, denominator) = (image.width, image.height, 1)
         } else if bytes.starts(with: [0xFF, 0xD8, 0xFF]) {
-            image = try Image.decodeJPEG(bytes, name: name, limits: options)
+            (image, fullWidth, fullHeight, denominator) = try Image.decodeJPEG(bytes, name: name, limits: options,
+                                                                               minimumLongerSide: minimumLongerSide)
         } else {
             throw ImageError(.unreadableImage, "\(name): not a PNG or JPEG image")
         }
-        if options.appliesOrientation, let orientation = ExifOrientation.read(from: bytes) {
-            image = image.applying(orientation)
-        }
-        self = image
+        return ReducedImage(stored: image, fullWidth: fullWidth, fullHeight: fullHeight, denominator: denominator,
+                            orientation: options.appliesOrientation ? ExifOrientation.read(from: bytes) ?? .up : .up)
     }
 
     static func checkLimits(width: Int, height: Int, name: String, limits: DecodingOptions) throws {
@@ -138,16 +149,27 @@ extension Image {
         return Image(width: width, height: height, channels: channels, pixels: pixels)
     }
 
-    static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
+    /// The JPEG at full size, or with `minimumLongerSide` at the smallest of libjpeg-turbo's DCT scales (1/8,
+    /// 1/4, 1/2) whose longer side is still that long: the decoder then skips most of the work (and memory) of
+    /// the full picture. Returns the picture, the full size and the scale's denominator.
+    static func decodeJPEG(_ bytes: [UInt8], name: String, limits: DecodingOptions,
+                           minimumLongerSide: Int? = nil) throws -> (image: Image, fullWidth: Int, fullHeight: Int, denominator: Int) {
         guard let handle = tjInitDecompress() else { throw ImageError(.codecFailure, "\(name): cannot start the JPEG decoder") }
         defer { tjDestroy(handle) }
         func message() -> String { String(cString: tjGetErrorStr2(handle)) }
-        var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
+        var fullWidth: Int32 = 0, fullHeight: Int32 = 0, subsampling: Int32 = 0, colorspace: Int32 = 0
         let header = bytes.withUnsafeBufferPointer {
-            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &width, &height, &subsampling, &colorspace)
+            tjDecompressHeader3(handle, $0.baseAddress, UInt($0.count), &fullWidth, &fullHeight, &subsampling, &colorspace)
         }
         guard header == 0 else { throw ImageError(.unreadableImage, "\(name): corrupt JPEG: \(message())") }
-        try checkLimits(width: Int(width), height: Int(height), name: name, limits: limits)
+        try checkLimits(width: Int(fullWidth), height: Int(fullHeight), name: name, limits: limits)
+        let longer = Int(max(fullWidth, fullHeight))
+        let denominator = minimumLongerSide.flatMap { side in
+            [8, 4, 2].first { (longer + $0 - 1) / $0 >= side }
+        } ?? 1
+        // libjpeg-turbo's scaled size (TJSCALED): each side divided, rounded up.
+        let width = (fullWidth + Int32(denominator) - 1) / Int32(denominator)
+        let height = (fullHeight + Int32(denominator) - 1) / Int32(denominator)
         // CMYK (and YCCK, which libjpeg turns into CMYK) come out as four inks, turned into RGB below
         let isCMYK = colorspace == Int32(TJCS_CMYK.rawValue) || colorspace == Int32(TJCS_YCCK.rawValue)
         var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * (isCMYK ? 4 : 3))
@@ -166,7 +188,8 @@ extension Image {
             }
         }
         if isCMYK { rgbInPlace(fromAdobeCMYK: &pixels) }
-        return Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels)
+        return (Image(width: Int(width), height: Int(height), channels: 3, pixels: pixels),
+                Int(fullWidth), Int(fullHeight), denominator)
     }
 
     /// Pillow's RGB of a CMYK JPEG, in place (the RGB pixels written over the CMYK ones they come from, the

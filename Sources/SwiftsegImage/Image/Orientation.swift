@@ -6,6 +6,22 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
     /// Whether applying it swaps width and height (values 5…8).
     public var swapsDimensions: Bool { rawValue >= 5 }
 
+    /// Where a point of the stored `width × height` picture (pixel-edge coordinates, top-left origin) is once
+    /// the picture is turned upright: the same turn as `Image.applying(_:)` makes of its pixels.
+    public func uprightPoint(_ p: PixelPoint, width: Int, height: Int) -> PixelPoint {
+        let w = Double(width), h = Double(height)
+        switch self {
+        case .up: return p
+        case .upMirrored: return PixelPoint(x: w - p.x, y: p.y)
+        case .down: return PixelPoint(x: w - p.x, y: h - p.y)
+        case .downMirrored: return PixelPoint(x: p.x, y: h - p.y)
+        case .leftMirrored: return PixelPoint(x: p.y, y: p.x)
+        case .right: return PixelPoint(x: h - p.y, y: p.x)
+        case .rightMirrored: return PixelPoint(x: h - p.y, y: w - p.x)
+        case .left: return PixelPoint(x: p.y, y: w - p.x)
+        }
+    }
+
     /// Reads the orientation from PNG (`eXIf` chunk) or JPEG (APP1 `Exif`) bytes; nil when absent or malformed.
     public static func read(from bytes: [UInt8]) -> ExifOrientation? {
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return fromPNG(bytes) }

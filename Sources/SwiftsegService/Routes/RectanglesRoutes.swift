@@ -19,10 +19,11 @@ enum RectanglesRoutes {
         let bytes = try context.imageBytes(request)
         return try context.onLane { _ in  // no network, but the lane bounds the photos being worked on
             let start = DispatchTime.now().uptimeNanoseconds
-            let photo = try context.decode(bytes)
+            let reduced = try context.decode(bytes) { try RectanglesPipeline.decoded(bytes, name: "upload", options: $0) }
             let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            let result = try RectanglesPipeline.detect(photo, request: detection, decodeMs: decodeMs)
+            let result = try RectanglesPipeline.detect(reduced, request: detection, decodeMs: decodeMs)
             guard extract else { return .json(try result.report(input: nil).jsonData()) }
+            let photo = try context.decode(bytes) { try RectanglesPipeline.full(reduced, bytes: bytes, name: "upload", options: $0) }
             guard let crop = result.observations.first?.perspectiveCorrected(from: photo) else {
                 throw HTTPError(422, "no_rectangle", "no rectangle found with these parameters; nothing to extract")
             }

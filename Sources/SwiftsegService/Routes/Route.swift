@@ -59,8 +59,13 @@ struct RouteContext {
     /// Decodes an upload with the server's limits: 413 over them, 415 for what is not PNG or JPEG, 422 for a PNG
     /// or JPEG that is corrupt or truncated.
     func decode(_ bytes: [UInt8]) throws -> Image {
+        try decode(bytes) { try Image(encoded: bytes, name: "upload", options: $0) }
+    }
+
+    /// The same with the decoding done by `body` (given the server's limits), errors mapped as above.
+    func decode<T>(_ bytes: [UInt8], _ body: (DecodingOptions) throws -> T) throws -> T {
         do {
-            return try Image(encoded: bytes, name: "upload", options: service.configuration.decoding)
+            return try body(service.configuration.decoding)
         } catch {
             let e = SwiftsegError(error)
             let isPNGOrJPEG = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
