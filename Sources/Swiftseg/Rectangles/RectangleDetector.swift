@@ -329,11 +329,15 @@ struct RectangleDetector {
                 // Each corner: do both sides' edges reach it, and stop there?
                 let sa = (station[a * n + d], station[a * n + c]), sc = (station[c * n + a], station[c * n + b])
                 let sb = (station[b * n + c], station[b * n + d]), sd = (station[d * n + b], station[d * n + a])
-                let corner = RectangleDetector.cornerScore(edges.ends(a, sa.1, from: sa.0), edges.ends(c, sc.0, from: sc.1))
-                    * RectangleDetector.cornerScore(edges.ends(c, sc.1, from: sc.0), edges.ends(b, sb.0, from: sb.1))
-                    * RectangleDetector.cornerScore(edges.ends(b, sb.1, from: sb.0), edges.ends(d, sd.0, from: sd.1))
-                    * RectangleDetector.cornerScore(edges.ends(d, sd.1, from: sd.0), edges.ends(a, sa.0, from: sa.1))
-                let score = base * corner
+                // Corner by corner, each weighing at most 1: a quad that falls to the list's worst is left there.
+                let floor = found.count == keep ? found[worst].score : -1
+                var score = base * RectangleDetector.cornerScore(edges.ends(a, sa.1, from: sa.0), edges.ends(c, sc.0, from: sc.1))
+                guard score > floor else { continue }
+                score *= RectangleDetector.cornerScore(edges.ends(c, sc.1, from: sc.0), edges.ends(b, sb.0, from: sb.1))
+                guard score > floor else { continue }
+                score *= RectangleDetector.cornerScore(edges.ends(b, sb.1, from: sb.0), edges.ends(d, sd.0, from: sd.1))
+                guard score > floor else { continue }
+                score *= RectangleDetector.cornerScore(edges.ends(d, sd.1, from: sd.0), edges.ends(a, sa.0, from: sa.1))
                 let quad = (sides: SIMD4(Int32(a), Int32(c), Int32(b), Int32(d)), score: score)
                 // The best `maximumCandidates` so far, kept without sorting (on a busy photo tens of thousands
                 // of quads pass): once full, a better quad replaces the worst.
