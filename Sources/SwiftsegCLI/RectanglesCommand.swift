@@ -104,20 +104,21 @@ enum RectanglesCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         let decoding = options.batch.decoding
         let (bytes, name) = try InferCommand.readBytes(input, options: decoding)
-        let reduced = try RectanglesPipeline.decoded(bytes, name: name, options: decoding)
+        let photo = try RectanglesPipeline.decode(bytes, name: name, options: decoding,
+                                                  wantsFull: options.extract != nil || options.draw != nil)
         let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        let result = try RectanglesPipeline.detect(reduced, request: options.request, decodeMs: decodeMs)
+        let result = try RectanglesPipeline.detect(photo.reduced, request: options.request, decodeMs: decodeMs)
         var files: [(path: String, bytes: [UInt8])] = []
-        let wantsPhoto = options.extract != nil || options.draw != nil
-        let photo = wantsPhoto ? try RectanglesPipeline.full(reduced, bytes: bytes, name: name, options: decoding) : reduced.image
-        if let extract = options.extract {
-            let crops = result.extracts(from: photo)
+        if let extract = options.extract, let full = photo.full {
+            let crops = result.extracts(from: full)
             for (path, crop) in zip(RectanglesPipeline.extractPaths(extract, count: crops.count), crops) {
                 files.append((path, try RectanglesPipeline.encoded(crop, forPath: path)))
             }
             if crops.isEmpty { FileHandle.standardError.write(Data("swiftseg: no rectangle found in \(input); nothing extracted\n".utf8)) }
         }
-        if let draw = options.draw { files.append((draw, try RectanglesPipeline.encoded(result.drawn(on: photo), forPath: draw))) }
+        if let draw = options.draw, let full = photo.full {
+            files.append((draw, try RectanglesPipeline.encoded(result.drawn(on: full), forPath: draw)))
+        }
         try AtomicFile.write(files)  // all or none
         print(try text(result, input: input == "-" ? nil : input, options: options, header: false), terminator: "")
     }
@@ -167,16 +168,15 @@ enum RectanglesCommand {
         let decoding = options.batch.decoding
         BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: true, decoding: decoding).run(
             items,
-            decode: { path in  // reduced for detection, and in full as well when crops or a drawing are wanted
-                let bytes = try Image.fileBytes(path, options: decoding)
-                let reduced = try RectanglesPipeline.decoded(bytes, name: path, options: decoding)
-                let full = wantsDrawing || wantsCrops ? try RectanglesPipeline.full(reduced, bytes: bytes, name: path, options: decoding) : nil
-                return (reduced: reduced, full: full)
+            decode: { path in
+                try RectanglesPipeline.decode(try Image.fileBytes(path, options: decoding), name: path,
+                                              options: decoding, wantsFull: wantsDrawing || wantsCrops)
             },
             process: { photo, _ in
                 let result = try RectanglesPipeline.detect(photo.reduced, request: request)
-                return Detected(result: result, drawn: photo.full.map { wantsDrawing ? result.drawn(on: $0) : nil } ?? nil,
-                                crops: wantsCrops ? photo.full.map { result.extracts(from: $0) } ?? [] : [])
+                let full = photo.full
+                return Detected(result: result, drawn: wantsDrawing ? full.map { result.drawn(on: $0) } : nil,
+                                crops: wantsCrops ? full.map { result.extracts(from: $0) } ?? [] : [])
             },
             files: { detected, item in
                 var files: [(path: String, bytes: [UInt8])] = []

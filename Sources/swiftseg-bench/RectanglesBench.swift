@@ -15,7 +15,7 @@ func runRectangles(manifest: String, _ options: Options) {
         do { files.append(try Image.fileBytes(set.folder + "/" + c.file, options: DecodingOptions())) } catch { die("\(error)") }
     }
     func decode(_ i: Int) -> ReducedImage {
-        do { return try RectanglesPipeline.decoded(files[i], name: set.cases[i].file, options: DecodingOptions()) }
+        do { return try RectanglesPipeline.decode(files[i], name: set.cases[i].file, options: DecodingOptions(), wantsFull: false).reduced }
         catch { die("\(error)") }
     }
     let rounds = options.iterationsGiven ? options.iterations : 3

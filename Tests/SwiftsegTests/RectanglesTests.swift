@@ -179,7 +179,7 @@ final class RectanglesTests: XCTestCase {
         }
     }
 
-    /// A large phone JPEG is decoded reduced in the DCT for detection (`RectanglesPipeline.decoded`): the grid
+    /// A large phone JPEG is decoded reduced in the DCT for detection (`RectanglesPipeline.decode`): the grid
     /// is found as on the full decode, and reported in the full photo's pixels.
     func testLargeJPEGsAreDetectedReducedInTheFullPhotosPixels() throws {
         let set = try RectangleTestSet(manifest: Fixtures.path("rectangles-grids/corners.csv"))
@@ -188,12 +188,13 @@ final class RectanglesTests: XCTestCase {
         let scale = 2.5   // 800 px → 2000: decoded at 1/2, 1000 px
         let large = LanczosResampler.resize(small, width: Int(Double(small.width) * scale), height: Int(Double(small.height) * scale))
         let bytes = try large.jpegData(quality: 92)
-        let reduced = try RectanglesPipeline.decoded(bytes, name: "large.jpg", options: DecodingOptions())
+        let photo = try RectanglesPipeline.decode(bytes, name: "large.jpg", options: DecodingOptions(), wantsFull: true)
+        let reduced = photo.reduced
         XCTAssertEqual(reduced.denominator, 2)
         XCTAssertEqual([reduced.fullWidth, reduced.fullHeight], [large.width, large.height])
         let result = try RectanglesPipeline.detect(reduced, request: DetectRectanglesRequest())
         XCTAssertEqual([result.width, result.height], [large.width, large.height])
-        let full = try RectanglesPipeline.full(reduced, bytes: bytes, name: "large.jpg", options: DecodingOptions())
+        let full = try XCTUnwrap(photo.full)
         XCTAssertEqual([full.width, full.height], [large.width, large.height])
         let fromFull = try DetectRectanglesRequest().perform(on: full).first
         let truth = RectangleTestSet.Case(file: c.file, kind: c.kind, subsets: c.subsets, width: large.width, height: large.height,

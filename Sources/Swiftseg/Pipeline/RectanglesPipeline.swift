@@ -15,7 +15,7 @@ public enum RectanglesPipeline {
         try detect(ReducedImage(photo), request: request, decodeMs: decodeMs)
     }
 
-    /// The same on a photo decoded reduced (`decoded(_:name:options:)`); the result is in the full photo's pixels.
+    /// The same on a photo decoded reduced (`decode(_:name:options:wantsFull:)`); the result is in the full photo's pixels.
     public static func detect(_ photo: ReducedImage, request: DetectRectanglesRequest,
                               decodeMs: Double? = nil) throws -> RectanglesResult {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -25,15 +25,22 @@ public enum RectanglesPipeline {
                                 timingsMs: ["detect": ms]).addingDecodeTime(decodeMs)
     }
 
-    /// A photo's bytes decoded as far as detection needs (a large JPEG at a reduced DCT scale); `full(...)` then
-    /// gives the whole photo for crops and drawings, decoding again only when the first decode was reduced.
-    public static func decoded(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> ReducedImage {
-        try ReducedImage(encoded: bytes, name: name, options: options, minimumLongerSide: DetectRectanglesRequest.photoSide)
+    /// A photo decoded for detection: `reduced` as far as detection needs (a large JPEG at a reduced DCT
+    /// scale), and `full`, the whole photo, when crops or a drawing are wanted.
+    public struct DecodedPhoto: Sendable {
+        public let reduced: ReducedImage
+        public let full: Image?
     }
 
-    /// The full photo of `reduced`, which was decoded from `bytes`.
-    public static func full(_ reduced: ReducedImage, bytes: [UInt8], name: String, options: DecodingOptions) throws -> Image {
-        reduced.denominator == 1 ? reduced.image : try Image(encoded: bytes, name: name, options: options)
+    /// `bytes` decoded for detection; with `wantsFull` the whole photo as well, decoded a second time only when
+    /// the first decode was reduced.
+    public static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                              wantsFull: Bool) throws -> DecodedPhoto {
+        let reduced = try ReducedImage(encoded: bytes, name: name, options: options,
+                                       minimumLongerSide: DetectRectanglesRequest.photoSide)
+        guard wantsFull else { return DecodedPhoto(reduced: reduced, full: nil) }
+        let full = reduced.denominator == 1 ? reduced.image : try Image(encoded: bytes, name: name, options: options)
+        return DecodedPhoto(reduced: reduced, full: full)
     }
 
     /// `image` encoded as `path`'s extension names (.png, .jpg), alpha dropped for JPEG: a crop of a photo with

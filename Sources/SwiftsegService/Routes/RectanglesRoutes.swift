@@ -19,12 +19,13 @@ enum RectanglesRoutes {
         let bytes = try context.imageBytes(request)
         return try context.onLane { _ in  // no network, but the lane bounds the photos being worked on
             let start = DispatchTime.now().uptimeNanoseconds
-            let reduced = try context.decode(bytes) { try RectanglesPipeline.decoded(bytes, name: "upload", options: $0) }
+            let photo = try context.decode(bytes) {
+                try RectanglesPipeline.decode(bytes, name: "upload", options: $0, wantsFull: extract)
+            }
             let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-            let result = try RectanglesPipeline.detect(reduced, request: detection, decodeMs: decodeMs)
-            guard extract else { return .json(try result.report(input: nil).jsonData()) }
-            let photo = try context.decode(bytes) { try RectanglesPipeline.full(reduced, bytes: bytes, name: "upload", options: $0) }
-            guard let crop = result.observations.first?.perspectiveCorrected(from: photo) else {
+            let result = try RectanglesPipeline.detect(photo.reduced, request: detection, decodeMs: decodeMs)
+            guard extract, let full = photo.full else { return .json(try result.report(input: nil).jsonData()) }
+            guard let crop = result.observations.first?.perspectiveCorrected(from: full) else {
                 throw HTTPError(422, "no_rectangle", "no rectangle found with these parameters; nothing to extract")
             }
             return RouteContext.image(try RectanglesPipeline.encoded(crop, forPath: "crop.png"), format: .png)
