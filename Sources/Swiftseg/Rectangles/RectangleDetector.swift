@@ -300,55 +300,67 @@ struct RectangleDetector {
         var pairIndex = [Int](repeating: -1, count: n * n)
         for (k, (i, j)) in pairs.enumerated() { pairIndex[i * n + j] = k; pairIndex[j * n + i] = k }
         let minimumSide = RectangleDetector.minimumSideCoverage, minimumSum = RectangleDetector.minimumCoverageSum
-        var both: [Int] = []
+        // For a pair (a, b), the lines meeting both, with their coverage between a and b (which is that side's
+        // coverage in every quad of the pair), those under `minimumSide` left out, best first: two sides'
+        // coverage then bounds every quad still to come from the pair, and the loops stop at the list's worst.
+        var both: [(line: Int, cover: Double)] = []
         for p in pairs.indices {
             let (a, b) = pairs[p]
             both.removeAll(keepingCapacity: true)
-            for c in 0..<n where meets[a * n + c] && meets[b * n + c] { both.append(c) }
+            for c in 0..<n where meets[a * n + c] && meets[b * n + c] {
+                let cover = edges.coverage(c, station[c * n + a], station[c * n + b])
+                if cover >= minimumSide { both.append((c, cover)) }
+            }
             guard both.count >= 2 else { continue }
-            for ci in 0..<(both.count - 1) { for di in (ci + 1)..<both.count {
-                let c = both[ci], d = both[di]
-                guard pairIndex[c * n + d] > p else { continue }   // each quad once, from its first pair
-                // Sides in order a, c, b, d; corners where consecutive sides meet.
-                let ac = corner[a * n + c], cb = corner[c * n + b], bd = corner[b * n + d], da = corner[d * n + a]
-                // Once the list is full, a quad whose sides cannot lift it over the worst is left at the first
-                // side that shows it (the size weight and the corners are at most 1).
-                let bar = found.count == keep ? 4 * found[worst].score : 0
-                let coverA = edges.coverage(a, station[a * n + d], station[a * n + c]); guard coverA >= minimumSide, coverA + 3 > bar else { continue }
-                let coverC = edges.coverage(c, station[c * n + a], station[c * n + b]); guard coverC >= minimumSide, coverA + coverC + 2 > bar else { continue }
-                let coverB = edges.coverage(b, station[b * n + c], station[b * n + d]); guard coverB >= minimumSide, coverA + coverC + coverB + 1 > bar else { continue }
-                let coverD = edges.coverage(d, station[d * n + b], station[d * n + a]); guard coverD >= minimumSide else { continue }
-                let sum = coverA + coverB + coverC + coverD
-                guard sum >= minimumSum else { continue }
-                corners[0] = da; corners[1] = ac; corners[2] = cb; corners[3] = bd
-                // The filters and the corners are read only for a quad that could make the list (the corners'
-                // product is at most 1).
-                let base = sum / 4 * RectangleDetector.sizePrior(corners, short: short)
-                if found.count == keep && base <= found[worst].score { continue }
-                guard passes(corners, width: width, height: height, slack: RectangleDetector.candidateSlack) else { continue }
-                // Each corner: do both sides' edges reach it, and stop there?
-                let sa = (station[a * n + d], station[a * n + c]), sc = (station[c * n + a], station[c * n + b])
-                let sb = (station[b * n + c], station[b * n + d]), sd = (station[d * n + b], station[d * n + a])
-                // Corner by corner, each weighing at most 1: a quad that falls to the list's worst is left there.
-                let floor = found.count == keep ? found[worst].score : -1
-                var score = base * RectangleDetector.cornerScore(edges.ends(a, sa.1, from: sa.0), edges.ends(c, sc.0, from: sc.1))
-                guard score > floor else { continue }
-                score *= RectangleDetector.cornerScore(edges.ends(c, sc.1, from: sc.0), edges.ends(b, sb.0, from: sb.1))
-                guard score > floor else { continue }
-                score *= RectangleDetector.cornerScore(edges.ends(b, sb.1, from: sb.0), edges.ends(d, sd.0, from: sd.1))
-                guard score > floor else { continue }
-                score *= RectangleDetector.cornerScore(edges.ends(d, sd.1, from: sd.0), edges.ends(a, sa.0, from: sa.1))
-                let quad = (sides: SIMD4(Int32(a), Int32(c), Int32(b), Int32(d)), score: score)
-                // The best `maximumCandidates` so far, kept without sorting (on a busy photo tens of thousands
-                // of quads pass): once full, a better quad replaces the worst.
-                if found.count < keep {
-                    found.append(quad)
-                    if found.count == keep { worst = found.indices.min { found[$0].score < found[$1].score }! }
-                } else if score > found[worst].score {
-                    found[worst] = quad
-                    worst = found.indices.min { found[$0].score < found[$1].score }!
+            both.sort { $0.cover > $1.cover }
+            for ci in 0..<(both.count - 1) {
+                // The best quad left has sides a and b fully covered and this pair's two best other sides.
+                if found.count == keep && 2 + both[ci].cover + both[ci + 1].cover <= 4 * found[worst].score { break }
+                for di in (ci + 1)..<both.count {
+                    // c the lower line index of the two, as the quad's corner order has always been.
+                    let (first, second) = both[ci].line < both[di].line ? (both[ci], both[di]) : (both[di], both[ci])
+                    let c = first.line, d = second.line, coverC = first.cover, coverD = second.cover
+                    let bar = found.count == keep ? 4 * found[worst].score : 0
+                    guard coverC + coverD + 2 > bar else { break }
+                    guard pairIndex[c * n + d] > p else { continue }   // each quad once, from its first pair
+                    // Sides in order a, c, b, d; corners where consecutive sides meet.
+                    let ac = corner[a * n + c], cb = corner[c * n + b], bd = corner[b * n + d], da = corner[d * n + a]
+                    // Once the list is full, a quad whose sides cannot lift it over the worst is left at the first
+                    // side that shows it (the size weight and the corners are at most 1).
+                    let coverA = edges.coverage(a, station[a * n + d], station[a * n + c]); guard coverA >= minimumSide, coverA + coverC + coverD + 1 > bar else { continue }
+                    let coverB = edges.coverage(b, station[b * n + c], station[b * n + d]); guard coverB >= minimumSide else { continue }
+                    let sum = coverA + coverB + coverC + coverD
+                    guard sum >= minimumSum else { continue }
+                    corners[0] = da; corners[1] = ac; corners[2] = cb; corners[3] = bd
+                    // The filters and the corners are read only for a quad that could make the list (the corners'
+                    // product is at most 1).
+                    let base = sum / 4 * RectangleDetector.sizePrior(corners, short: short)
+                    if found.count == keep && base <= found[worst].score { continue }
+                    guard passes(corners, width: width, height: height, slack: RectangleDetector.candidateSlack) else { continue }
+                    // Each corner: do both sides' edges reach it, and stop there?
+                    let sa = (station[a * n + d], station[a * n + c]), sc = (station[c * n + a], station[c * n + b])
+                    let sb = (station[b * n + c], station[b * n + d]), sd = (station[d * n + b], station[d * n + a])
+                    // Corner by corner, each weighing at most 1: a quad that falls to the list's worst is left there.
+                    let floor = found.count == keep ? found[worst].score : -1
+                    var score = base * RectangleDetector.cornerScore(edges.ends(a, sa.1, from: sa.0), edges.ends(c, sc.0, from: sc.1))
+                    guard score > floor else { continue }
+                    score *= RectangleDetector.cornerScore(edges.ends(c, sc.1, from: sc.0), edges.ends(b, sb.0, from: sb.1))
+                    guard score > floor else { continue }
+                    score *= RectangleDetector.cornerScore(edges.ends(b, sb.1, from: sb.0), edges.ends(d, sd.0, from: sd.1))
+                    guard score > floor else { continue }
+                    score *= RectangleDetector.cornerScore(edges.ends(d, sd.1, from: sd.0), edges.ends(a, sa.0, from: sa.1))
+                    let quad = (sides: SIMD4(Int32(a), Int32(c), Int32(b), Int32(d)), score: score)
+                    // The best `maximumCandidates` so far, kept without sorting (on a busy photo tens of thousands
+                    // of quads pass): once full, a better quad replaces the worst.
+                    if found.count < keep {
+                        found.append(quad)
+                        if found.count == keep { worst = found.indices.min { found[$0].score < found[$1].score }! }
+                    } else if score > found[worst].score {
+                        found[worst] = quad
+                        worst = found.indices.min { found[$0].score < found[$1].score }!
+                    }
                 }
-            } }
+            }
         }
         found.sort { $0.score > $1.score }
         return found.map { q in
