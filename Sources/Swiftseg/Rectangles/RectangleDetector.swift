@@ -315,12 +315,12 @@ struct RectangleDetector {
             guard both.count >= 2 else { continue }
             both.sort { $0.cover > $1.cover }
             for ci in 0..<(both.count - 1) {
-                // The best quad left has sides a and b fully covered and this pair's two best other sides.
-                if found.count == keep && 2 + both[ci].cover + both[ci + 1].cover <= 4 * found[worst].score { break }
                 for di in (ci + 1)..<both.count {
                     // c the lower line index of the two, as the quad's corner order has always been.
                     let (first, second) = both[ci].line < both[di].line ? (both[ci], both[di]) : (both[di], both[ci])
                     let c = first.line, d = second.line, coverC = first.cover, coverD = second.cover
+                    // The best quad left from here has sides a and b fully covered (the corners and the size
+                    // weigh at most 1 each).
                     let bar = found.count == keep ? 4 * found[worst].score : 0
                     guard coverC + coverD + 2 > bar else { break }
                     guard pairIndex[c * n + d] > p else { continue }   // each quad once, from its first pair
