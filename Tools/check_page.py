@@ -5,8 +5,9 @@ what failed and exits 1. Exit 77 (skipped) when no browser is installed.
 
     python3 Tools/check_page.py [--swiftseg .build/release/swiftseg] [--screenshot page.png]
 
-Needs Debian's chromium and chromium-driver and Selenium (pip install selenium). Run by
-Tests/SwiftsegCLITests/ServeCLITests.swift where all three exist; the test says it skipped otherwise.
+Needs Debian's chromium and chromium-driver and Selenium (pip install -r Tools/requirements-page.txt). Run by
+Tests/SwiftsegCLITests/ServeCLITests.swift: in CI, which installs all three (.ci/run), always; elsewhere where
+all three exist, and the test says it skipped otherwise.
 """
 
 import argparse
@@ -34,7 +35,7 @@ def main():
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support.ui import WebDriverWait
     except ImportError:
-        print("check_page: skipped: no selenium (pip install selenium)")
+        print("check_page: skipped: no selenium (pip install -r Tools/requirements-page.txt)")
         return SKIP
     if not chromium or not driver:
         print("check_page: skipped: no chromium/chromedriver (apt-get install chromium chromium-driver)")

@@ -88,16 +88,27 @@ final class ServeCLITests: CLITestCase {
     }
 
     /// The page in a real headless browser (Tools/check_page.py: Selenium driving Debian's chromium): pick a
-    /// photo, get the cutout, instances, labels and rectangles, switch to the mask. Skipped, saying why, where
-    /// chromium, chromedriver or Selenium is missing (CI does not install a browser).
+    /// photo, get the cutout, instances, labels and rectangles, switch to the mask. The Python is
+    /// `SWIFTSEG_PAGE_PYTHON` (CI's virtualenv with Tools/requirements-page.txt), else Tools/.venv's or the
+    /// system's. Skipped, saying why, where chromium, chromedriver or Selenium is missing — but not where
+    /// `SWIFTSEG_REQUIRE_BROWSER=1` (CI sets it after installing all three), where a skip is a failure.
     func testThePageWorksInAHeadlessBrowser() throws {
         let tools = URL(fileURLWithPath: Self.fixtures).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Tools").path
-        let python = ["\(tools)/.venv/bin/python", "/usr/bin/python3"].first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let python else { throw XCTSkip("no Python to run Tools/check_page.py") }
+        let environment = ProcessInfo.processInfo.environment
+        let required = environment["SWIFTSEG_REQUIRE_BROWSER"] == "1"
+        let candidates = [environment["SWIFTSEG_PAGE_PYTHON"], "\(tools)/.venv/bin/python", "/usr/bin/python3"]
+        let python = candidates.compactMap { $0 }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let python else {
+            if required { return XCTFail("SWIFTSEG_REQUIRE_BROWSER=1 but no Python to run Tools/check_page.py") }
+            throw XCTSkip("no Python to run Tools/check_page.py")
+        }
         let r = try run(["\(tools)/check_page.py", "--swiftseg", Self.binary], binary: python)
         let output = String(decoding: r.stdout, as: UTF8.self) + r.stderr
-        if r.status == 77 { throw XCTSkip(output.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        if r.status == 77 {
+            if required { return XCTFail("SWIFTSEG_REQUIRE_BROWSER=1 but " + output) }
+            throw XCTSkip(output.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         XCTAssertEqual(r.status, 0, output)
     }
 }
