@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The page `swiftseg serve` serves at GET /, in a real headless browser: pick a photo, wait for the cutout,
-instances, labels and rectangles, turn on alpha matting, switch to the mask, check every result; prints one line and exits 0, or names
-what failed and exits 1. Exit 77 (skipped) when no browser is installed.
+instances, labels and rectangles, turn on alpha matting, switch to the mask, pick a WebP photo, check every
+result; prints one line and exits 0, or names what failed and exits 1. Exit 77 (skipped) when no browser is installed.
 
     python3 Tools/check_page.py [--swiftseg .build/release/swiftseg] [--screenshot page.png]
 
@@ -26,6 +26,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--swiftseg", default=os.path.join(HERE, "..", ".build", "release", "swiftseg"))
     p.add_argument("--photo", default=os.path.join(HERE, "..", "Tests", "Fixtures", "photos", "coins.png"))
+    p.add_argument("--webp", default=os.path.join(HERE, "..", "Tests", "Fixtures", "decode", "webp-alpha.webp"))
     p.add_argument("--screenshot")
     a = p.parse_args()
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -84,6 +85,15 @@ def main():
             wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
             checks["mask replaces the cutout"] = browser.execute_script(
                 "return document.getElementById('result').naturalWidth") > 0
+            # Another format: the file picker offers WebP, and a WebP photo gets its cutout too.
+            checks["picker offers WebP"] = "image/webp" in browser.find_element(By.ID, "file").get_attribute("accept")
+            mask_src = browser.find_element(By.ID, "result").get_attribute("src")
+            browser.find_element(By.ID, "file").send_keys(os.path.abspath(a.webp))
+            wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != mask_src
+                       or b.find_element(By.ID, "status").get_attribute("class") == "error")
+            wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
+            checks["a WebP photo"] = (browser.find_element(By.ID, "status").get_attribute("class") != "error"
+                                      and browser.execute_script("return document.getElementById('result').naturalWidth") > 0)
             if a.screenshot:
                 browser.save_screenshot(a.screenshot)
             failed = [name for name, ok in checks.items() if not ok]

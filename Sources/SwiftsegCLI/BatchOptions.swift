@@ -4,6 +4,10 @@ import Swiftseg
 /// Options every subcommand that reads photos in batches shares (infer, classify): decoding limits, the
 /// workers, sharding, quiet. One spec and one parser each, so their help and checks are the same everywhere.
 enum BatchOptions {
+    /// The `<input>…` positional's help, from the formats swiftseg reads (``ImageFormat``).
+    static let inputsHelp = "\(ImageFormat.names()) files, folders (searched recursively\nfor "
+        + ImageFormat.allCases.flatMap(\.extensions).map { "." + $0 }.joined(separator: "/")
+        + "), or - for one image\non standard input."
     static let ignoreOrientation = OptionSpec(names: ["--ignore-orientation"], valueName: nil,
         help: "Keep the stored pixel order instead of turning photos upright by their EXIF tag.")
     static let maxPixels = OptionSpec(names: ["--max-pixels"], valueName: "N",

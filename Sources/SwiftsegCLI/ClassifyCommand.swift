@@ -11,7 +11,7 @@ enum ClassifyCommand {
         name: "classify",
         summary: "Name what is in photos: the top ImageNet classes with their confidence.",
         usage: "swiftseg classify <input>… [--top <k>] [--crop-and-scale <mode>] [--json] [--model <model>] [--threads <n>] […]",
-        positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
+        positionals: [("<input>…", BatchOptions.inputsHelp)],
         options: [
             OptionSpec(names: ["--top"], valueName: "K", help: "How many classes to print, most likely first (5)."),
             OptionSpec(names: ["--crop-and-scale"], valueName: "MODE",

@@ -19,7 +19,7 @@ extension InferCommand {
         catch { throw CLIError.failure("\(options.output): cannot create the output folder") }
         let format = options.format ?? .png
         let outputs = BatchInputs.outputPaths(for: inputs, in: options.output, suffix: options.suffix,
-                                              fileExtension: format == .jpeg ? "jpg" : "png")
+                                              fileExtension: format.extensions[0])
         // Names are chosen over the whole input list, then sharded, so every shard names files alike.
         var items = zip(inputs, outputs).map { BatchRunner.Item(input: $0, output: $1) }
         if let shard = options.batch.shard {

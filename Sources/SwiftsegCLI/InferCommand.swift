@@ -11,7 +11,7 @@ enum InferCommand {
         name: "infer",
         summary: "Cut the subject out of photos (RGBA PNG), or write masks, instances or composites.",
         usage: "swiftseg infer <input>… [-o <output>] [--mask] [--instances <png>] [--json] [--select <list> | --point <x,y>]\n       [--crop] [--background <bg>] [--effect <effect>] [--threshold <t>] [--min-area <f>] [--model <model>] […]",
-        positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
+        positionals: [("<input>…", BatchOptions.inputsHelp)],
         options: InferOptions.specs + ModelOptions.specs,
         discussion: """
             The photo is turned upright by its EXIF orientation, resized to the model's input size (320×320 for

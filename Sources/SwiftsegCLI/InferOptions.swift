@@ -32,7 +32,7 @@ struct InferOptions {
 
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-o", "--output"], valueName: "PATH",
-                   help: "Output file (.png or .jpg), or - for standard output; for a batch, the output\nfolder (sub-folders mirror the inputs'). Default: beside the input, <name>.cutout.png\n(.mask.png with --mask, .composite.png with --background/--effect); - when the input is -."),
+                   help: "Output file (.png, .jpg or .webp), or - for standard output; for a batch, the output\nfolder (sub-folders mirror the inputs'). Default: beside the input, <name>.cutout.png\n(.mask.png with --mask, .composite.png with --background/--effect); - when the input is -."),
         OptionSpec(names: ["--mask"], valueName: nil,
                    help: "Write the 8-bit grayscale soft mask (input's size) instead of the cutout."),
         OptionSpec(names: ["--instances"], valueName: "PATH",
@@ -72,10 +72,12 @@ struct InferOptions {
         OptionSpec(names: ["--alpha-matting-erode-size"], valueName: "PX",
                    help: "Alpha matting: the sure regions are eroded by a square of this side (10)."),
         OptionSpec(names: ["--format"], valueName: "FMT",
-                   help: "png or jpeg (default: from the output's extension, else png). JPEG has no alpha:\nuse it for masks and opaque composites."),
+                   help: "png, jpeg or webp (default: from the output's extension, else png). JPEG has no\nalpha: use it for masks and opaque composites."),
         OptionSpec(names: ["--png-compression"], valueName: "fast|0-9",
                    help: "PNG compression: fast (default: run-length deflate, zlib level 1 for gray photos;\n~1/7 of level 6's time, files about as small) or a zlib level, 0 stored … 9 smallest\n(6 = libpng's and Pillow's default)."),
         OptionSpec(names: ["--jpeg-quality"], valueName: "1-100", help: "JPEG quality (90)."),
+        OptionSpec(names: ["--webp-quality"], valueName: "0-100",
+                   help: "Lossy WebP at this quality (default: lossless WebP, the same pixels as PNG)."),
         BatchOptions.ignoreOrientation,
         BatchOptions.maxPixels,
         BatchOptions.jobs,
@@ -116,9 +118,10 @@ struct InferOptions {
             output = dir
         } else {
             guard inputs.count == 1 else { throw CLIError.usage("infer takes one input, got \(inputs.count)") }
-            let defaultExtension = cutout.format == .jpeg ? "jpg" : "png"
             output = args.value("--output") ?? Self.defaultOutput(for: inputs[0], suffix: Self.suffix(for: cutout.lifting.output),
-                                                                   fileExtension: defaultExtension)
+                                                                   fileExtension: (cutout.format ?? .png).extensions[0])
+            try Self.checkExtension(of: output, format: cutout.format, flag: "-o")
+            if let saliencyPath { try Self.checkExtension(of: saliencyPath, format: cutout.format, flag: "--saliency") }
             if json && output == "-" { throw CLIError.usage("--json prints on standard output; give -o a file") }
             try BatchOptions.refuseBatchFlags(args, also: [("--overwrite", overwrite)])
         }
@@ -126,6 +129,21 @@ struct InferOptions {
 
     /// The output format for `path`: --format, else the extension, else PNG.
     func format(for path: String) -> ImageFormat { format ?? ImageFormat(path: path) ?? .png }
+
+    /// A file's extension names the format written into it, so no file holds one format's bytes under another's
+    /// name: an output path with an extension must name a format swiftseg writes, and the --format given if any
+    /// (no extension, or `-`, takes any).
+    static func checkExtension(of path: String, format: ImageFormat?, flag: String) throws {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard path != "-", !ext.isEmpty else { return }
+        guard let named = ImageFormat(path: path), named.isWritable else {
+            let known = ImageFormat.writable.flatMap(\.extensions).map { "." + $0 }.joined(separator: ", ")
+            throw CLIError.usage("\(flag) \(path): swiftseg writes \(known); name one of those")
+        }
+        if let format, format != named {
+            throw CLIError.usage("\(flag) \(path) names \(named.name), but --format is \(format.rawValue)")
+        }
+    }
 
     static func defaultOutput(for input: String, suffix: String, fileExtension: String) -> String {
         if input == "-" { return "-" }

@@ -9,7 +9,7 @@ enum RectanglesCommand {
         name: "rectangles",
         summary: "Find rectangles (documents, cards, prints) and cut them out upright.",
         usage: "swiftseg rectangles <input>… [--min-aspect <a>] [--max-aspect <b>] [--quadrature-tolerance <deg>] [--min-size <s>] [--min-confidence <c>] [--max-observations <n>] [--json] [--extract <path>] [--draw <path>] […]",
-        positionals: [("<input>…", "PNG or JPEG files, folders (searched recursively for .jpg/.jpeg/.png),\nor - for one image on standard input.")],
+        positionals: [("<input>…", BatchOptions.inputsHelp)],
         options: [
             OptionSpec(names: ["--min-aspect"], valueName: "A",
                        help: "Smallest aspect ratio, shorter side / longer side, 0…1 (0.5)."),
@@ -25,9 +25,9 @@ enum RectanglesCommand {
             OptionSpec(names: ["--json"], valueName: nil,
                        help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, rectangles (topLeft … bottomLeft normalized with a bottom-left\norigin, boundingBox, confidence, pixelCorners with a top-left origin),\ntimingsMs."),
             OptionSpec(names: ["--extract"], valueName: "PATH",
-                       help: "Write each rectangle upright (perspective-corrected) to PATH (.png or .jpg);\nNAME-1.png, NAME-2.png … when there are several. Batch: a folder, files\n<name>.rect.png (<name>.rect-1.png … for several)."),
+                       help: "Write each rectangle upright (perspective-corrected) to PATH (.png, .jpg or\n.webp); NAME-1.png, NAME-2.png … when there are several. Batch: a folder, files\n<name>.rect.png (<name>.rect-1.png … for several)."),
             OptionSpec(names: ["--draw"], valueName: "PATH",
-                       help: "Write the photo with the rectangles drawn (the best in yellow, a dot on each\ntop-left corner) to PATH (.png or .jpg). Batch: a folder, files\n<name>.rectangles.png."),
+                       help: "Write the photo with the rectangles drawn (the best in yellow, a dot on each\ntop-left corner) to PATH (.png, .jpg or .webp). Batch: a folder, files\n<name>.rectangles.png."),
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
             OptionSpec(names: ["--threads"], valueName: "N",
@@ -77,8 +77,8 @@ enum RectanglesCommand {
             for (flag, path) in [("--extract", extract), ("--draw", draw)] {
                 guard let path else { continue }
                 if path == "-" { throw CLIError.usage("\(flag) writes files; give a path") }
-                if !isBatch && ImageFormat(path: path) == nil {
-                    throw CLIError.usage("\(flag) \(path): name a .png or .jpg file")
+                if !isBatch && ImageFormat(path: path)?.isWritable != true {
+                    throw CLIError.usage("\(flag) \(path): name a .png, .jpg or .webp file")
                 }
             }
             let threads = try args.positiveInt("--threads", default: ProcessInfoCores.count)

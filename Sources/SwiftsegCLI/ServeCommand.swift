@@ -53,7 +53,7 @@ enum ServeCommand {
               GET  /livez, /readyz, /metrics   probes and Prometheus metrics
 
             Errors are JSON: {"error": {"code": "…", "message": "…"}} with 400 (bad parameter), 404, 405,
-            413 (body or image too large), 415 (not PNG or JPEG), 422 (corrupt image), 503 (busy, timed
+            413 (body or image too large), 415 (not an image swiftseg reads), 422 (corrupt image), 503 (busy, timed
             out or draining; with Retry-After) or 500. One line per request goes to standard error (method,
             path, status, ms, bytes in and out). The server opens no files and fetches no URLs for a client.
 

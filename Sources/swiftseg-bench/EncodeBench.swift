@@ -9,9 +9,10 @@ func samplePhotoPaths() -> [String] {
     return ["astronaut.png", "chelsea.png", "coffee.png", "rocket.jpg", "coins.png"].map { "\(photos)/\($0)" }
 }
 
-/// `swiftseg-bench --encode`: the PNG encoding of a cutout alone, as `swiftseg infer` and the server's
+/// `swiftseg-bench --encode`: the encoding of a cutout alone, as `swiftseg infer` and the server's
 /// `/api/remove` make it, for each sample photo: the cutouts are made once (the model's defaults), then each is
-/// encoded --iterations times with `fast` (the default) and with zlib level 6 (libpng's and Pillow's), in turns.
+/// encoded --iterations times as PNG with `fast` (the default) and with zlib level 6 (libpng's and Pillow's), and
+/// as WebP lossless (the default for .webp) and lossy at quality 80 (Pillow's default), in turns.
 func runEncode(_ options: Options) {
     let iterations = options.iterationsGiven ? options.iterations : 20
     let model: U2Net
@@ -20,8 +21,11 @@ func runEncode(_ options: Options) {
     configuration.threads = options.threads[0]
     let segmenter = Segmenter(model: model, configuration: configuration)
     let pipeline = SubjectLiftingPipeline()
-    let settings: [(String, PNGCompression)] = [("fast", .fast), ("level 6", .level(6))]
-    print("PNG encoding of each sample's cutout (\(options.models[0])), one thread, \(iterations) runs each; median / fastest ms, bytes\n")
+    let settings: [(String, ImageFormat, EncodingOptions)] = [
+        ("PNG fast", .png, EncodingOptions(pngCompression: .fast)), ("PNG 6", .png, EncodingOptions(pngCompression: .level(6))),
+        ("WebP lossless", .webp, EncodingOptions()), ("WebP q80", .webp, EncodingOptions(webpQuality: 80)),
+    ]
+    print("Encoding of each sample's cutout (\(options.models[0])), one thread, \(iterations) runs each; median / fastest ms, bytes\n")
     print("| photo | size | " + settings.map { "\($0.0) ms | \($0.0) bytes" }.joined(separator: " | ") + " |")
     print("|---|---|" + settings.map { _ in "---|---" }.joined(separator: "|") + "|")
     var totals = [Double](repeating: 0, count: settings.count), bytes = [Int](repeating: 0, count: settings.count)
@@ -32,10 +36,10 @@ func runEncode(_ options: Options) {
         for _ in 0..<iterations {
             for (k, setting) in settings.enumerated() {
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                let png: [UInt8]
-                do { png = try cutout.encoded(as: .png, options: EncodingOptions(pngCompression: setting.1)) } catch { die("\(error)") }
+                let file: [UInt8]
+                do { file = try cutout.encoded(as: setting.1, options: setting.2) } catch { die("\(error)") }
                 times[k].append(Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6)
-                sizes[k] = png.count
+                sizes[k] = file.count
             }
         }
         var row = "| \((path as NSString).lastPathComponent) | \(cutout.width)×\(cutout.height) |"

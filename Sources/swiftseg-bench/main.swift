@@ -42,9 +42,10 @@ let help = """
                       `swiftseg infer`: 2, or 1 with --threads 1).
       --png-compression fast|0-9
                       With --soak: how the cutouts are compressed (default fast, as `swiftseg infer`).
-      --encode        Instead: the PNG encoding of each sample photo's cutout alone (made once, as
-                      `swiftseg infer` makes it), `fast` and zlib level 6 in turns, --iterations times
-                      (default 20): median and fastest ms, and the bytes.
+      --encode        Instead: the encoding of each sample photo's cutout alone (made once, as
+                      `swiftseg infer` makes it): PNG `fast` and zlib level 6, WebP lossless and
+                      lossy at quality 80, in turns, --iterations times (default 20): median and
+                      fastest ms, and the bytes.
       --decode        Instead: the decoding of each PNG sample photo alone (its file in memory),
                       swiftseg's PNG reader and libpng in turns, --iterations times (default 50):
                       median and fastest ms.

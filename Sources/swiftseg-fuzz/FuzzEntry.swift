@@ -3,8 +3,8 @@ import Swiftseg
 import SwiftsegModels
 import SwiftsegRuntime
 
-// swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (PNG, JPEG,
-// EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
+// swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (every
+// ImageFormat: PNG, JPEG, WebP; EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
 // image that decodes goes through the PNG writer and back (the same pixels, or a crash); a PNG input also goes,
 // its CRCs made right, through swiftseg's PNG reader and libpng (the same image or the same error, or a crash).
 // The harness fails only by crashing, hanging or running out of memory (errors are the expected outcome).
@@ -54,7 +54,7 @@ enum FuzzTarget {
     /// A PNG input again with every chunk's CRC made right (a wrong CRC alone sends a file to libpng), so the
     /// mutations reach swiftseg's own PNG reader: it must give libpng's pixels, or hand the file to libpng.
     static func checkPNGReaders(_ input: [UInt8]) {
-        guard input.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return }
+        guard ImageFormat(sniffing: input) == .png else { return }
         var b = input, i = 8
         while i + 12 <= b.count {
             let length = Int(b[i]) << 24 | Int(b[i + 1]) << 16 | Int(b[i + 2]) << 8 | Int(b[i + 3])

@@ -118,7 +118,7 @@ final class CLITests: CLITestCase {
         try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/ops/sigmoid.safetensors")).write(to: URL(fileURLWithPath: corruptWeights))
         let cases: [([String], String)] = [
             (["infer", "\(tmp)/missing.jpg", "-o", out], "no such file"),
-            (["infer", notImage, "-o", out], "not a PNG or JPEG"),
+            (["infer", notImage, "-o", out], "not a PNG, JPEG, WebP, HEIC or AVIF"),
             (["infer", empty, "-o", out], "empty"),
             (["infer", truncated, "-o", out], "truncated JPEG"),
             (["infer", tmp, "-o", out], "-o names a folder"),
@@ -225,6 +225,53 @@ final class CLITests: CLITestCase {
 
     // MARK: formats and batches
 
+    /// WebP in and out, HEIC and AVIF in: a lossless WebP of a photo gives the PNG's cutout; `.webp` outputs are WebP (lossless
+    /// by default, a VP8L bitstream; lossy with --webp-quality), a batch picks .webp files up, the rectangles' crops
+    /// can be WebP. (The pixels of each kind: SwiftsegImageTests' WebPTests.)
+    func testWebPInAndOut() throws {
+        let png = "\(Self.fixtures)/decode/upright.png", webp = "\(Self.fixtures)/decode/webp-lossless.webp"
+        func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
+        XCTAssertEqual(try run(["infer", png, "-o", "\(tmp)/from-png.png"]).status, 0)
+        XCTAssertEqual(try run(["infer", webp, "-o", "\(tmp)/from-webp.png"]).status, 0)
+        XCTAssertEqual(try bytes("\(tmp)/from-webp.png"), try bytes("\(tmp)/from-png.png"))
+        for (arguments, chunk) in [([String](), "VP8L"), (["--webp-quality", "70"], "VP8X")] {
+            let out = "\(tmp)/cutout-\(chunk).webp"
+            let r = try run(["infer", png, "-o", out] + arguments)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let written = try bytes(out)
+            XCTAssertEqual(String(decoding: written[0..<4] + written[8..<16], as: UTF8.self), "RIFFWEBP" + chunk, "\(arguments)")
+        }
+        XCTAssertEqual(try run(["infer", png, "--mask", "--format", "webp", "-o", "-"]).stdout.prefix(4), Data("RIFF".utf8))
+        assertCleanFailure(try run(["infer", png, "--webp-quality", "101", "-o", "\(tmp)/q.webp"]), mentions: "webp-quality")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/q.webp"))
+        // A file's extension names what is in it: never PNG bytes in a .tif, nor WebP in a .png.
+        assertCleanFailure(try run(["infer", png, "-o", "\(tmp)/out.tif"]), mentions: "swiftseg writes .png, .jpg, .jpeg, .webp")
+        assertCleanFailure(try run(["infer", png, "--format", "webp", "-o", "\(tmp)/out.png"]), mentions: "names PNG, but --format is webp")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/out.tif"))
+        let beside = "\(tmp)/beside.png"
+        try FileManager.default.copyItem(atPath: png, toPath: beside)
+        XCTAssertEqual(try run(["infer", beside, "--format", "webp"]).status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(tmp)/beside.cutout.webp"), "the default output takes --format's extension")
+        let folder = "\(tmp)/in"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: webp, toPath: "\(folder)/cat.webp")
+        let batch = try run(["infer", folder, "-o", "\(tmp)/out", "--mask", "--quiet"])
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: "\(tmp)/out/cat.mask.png"), "a batch picks up .webp")
+        // HEIC and AVIF are read (a batch picks them up too) but not written.
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/decode/heic.heic", toPath: "\(folder)/phone.HEIC")
+        try FileManager.default.copyItem(atPath: "\(Self.fixtures)/decode/avif.avif", toPath: "\(folder)/web.avif")
+        let again = try run(["infer", folder, "-o", "\(tmp)/out", "--mask", "--quiet"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        for name in ["phone.mask.png", "web.mask.png"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: "\(tmp)/out/\(name)"), name)
+        }
+        assertCleanFailure(try run(["infer", png, "-o", "\(tmp)/out.heic"]), mentions: "swiftseg writes .png, .jpg, .jpeg, .webp")
+        let card = "\(Self.fixtures)/rectangles/a4-upright.jpg"
+        XCTAssertEqual(try run(["rectangles", card, "--extract", "\(tmp)/card.webp"]).status, 0)
+        XCTAssertEqual(Array(try bytes("\(tmp)/card.webp")[8..<12]), Array("WEBP".utf8))
+    }
+
     func testJPEGOutputAndOrientation() throws {
         let out = "\(tmp)/composite.jpg"
         let r = try run(["infer", photo("rocket.jpg"), "--background", "#ffffff", "-o", out, "--jpeg-quality", "80"])
@@ -254,7 +301,7 @@ final class CLITests: CLITestCase {
 
         let first = try run(["infer", input, "-o", out, "--manifest", manifest, "--mask", "--jobs", "2"])
         XCTAssertEqual(first.status, 1, "one photo failed")
-        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG or JPEG image"), first.stderr)
+        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG, JPEG, WebP, HEIC or AVIF image"), first.stderr)
         let written = Set(try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix(".png") })
         XCTAssertEqual(written, ["coins.mask.png", "sub/a.JPG.mask.png", "sub/a.png.mask.png"])
         let lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
@@ -341,7 +388,7 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3, re-encoded as PNG; weights error"), out)
-        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG or JPEG image; weights: a complete U²-Net"), out)
+        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG, JPEG, WebP, HEIC or AVIF image; weights: a complete U²-Net"), out)
         XCTAssertTrue(out.contains("cmyk.jpg: image 60×40×3, re-encoded as PNG"), out)
         XCTAssertEqual(try run(["\(tmp)/missing"], binary: harness).status, 1)
     }
@@ -434,10 +481,10 @@ final class CLITests: CLITestCase {
         let report = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any]
         XCTAssertEqual(report?["model"] as? String, "u2net-variant")
         XCTAssertEqual(pngInfo(try Data(contentsOf: URL(fileURLWithPath: out)))?.colorType, 6)
-        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "silueta"],
+        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", "\(tmp)/cutout2.png", "--model", "silueta"],
                                    environment: ["SWIFTSEG_MODEL_DIR": tmp]), mentions: "--variant silueta")
         // a name that is not there: the error lists what is (built in, and converted in the folder)
-        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out + "2", "--model", "u2net-varient"],
+        assertCleanFailure(try run(["infer", photo("coins.png"), "-o", "\(tmp)/cutout2.png", "--model", "u2net-varient"],
                                    environment: ["SWIFTSEG_MODEL_DIR": tmp, "XDG_CACHE_HOME": tmp]),
                            mentions: "(built in: u2netp, efficientnet-lite0; converted there: u2net-variant)")
         // ISNet the same way (its file says 1024 and std 1: the photo goes in at 1024×1024)

@@ -98,7 +98,7 @@ final class DecodingTests: XCTestCase {
         var pixels: [UInt8] = []
         for s in 0..<256 { for k in 0..<256 { pixels += [UInt8(s), UInt8(255 - s), UInt8(s / 2), UInt8(k)] } }
         let cmyk = pixels
-        Image.rgbInPlace(fromAdobeCMYK: &pixels)
+        JPEGCodec.rgbInPlace(fromAdobeCMYK: &pixels)
         XCTAssertEqual(pixels.count, 3 * 65_536)
         for i in 0..<65_536 {
             let nk = Double(cmyk[4 * i + 3])

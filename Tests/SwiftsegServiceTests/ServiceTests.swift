@@ -73,6 +73,30 @@ final class ServiceTests: XCTestCase {
             XCTAssertEqual(response.headers["content-type"], values["format"] == "jpeg" ? "image/jpeg" : "image/png")
         }
 
+        // WebP: in (lossless, so the same picture as the PNG), and out by `format` or by the Accept header
+        let webp = try Image(encoded: photo, name: "x").webpData()
+        let fromWebP = try TestConnection.request(port: port, "POST", "/v1/cutout", body: webp)
+        XCTAssertEqual(fromWebP.status, 200, fromWebP.text)
+        XCTAssertEqual(fromWebP.body, try expectedPicture(photo, [:], threads: 2), "a lossless WebP: the PNG's cutout")
+        let webpOut = try TestConnection.request(port: port, "POST", "/v1/cutout?format=webp", body: photo)
+        XCTAssertEqual(webpOut.headers["content-type"], "image/webp")
+        XCTAssertEqual(webpOut.body, try expectedPicture(photo, ["format": "webp"], threads: 2))
+        for (accept, type) in [("image/webp", "image/webp"), ("image/jpeg;q=0.5, image/webp;q=0.9", "image/webp"),
+                               ("*/*", "image/png"), ("image/webp;q=0, image/png", "image/png")] {
+            let negotiated = try TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: photo, headers: ["Accept": accept])
+            XCTAssertEqual(negotiated.headers["content-type"], type, accept)
+        }
+        let explicit = try TestConnection.request(port: port, "POST", "/v1/cutout?format=png", body: photo, headers: ["Accept": "image/webp"])
+        XCTAssertEqual(explicit.headers["content-type"], "image/png", "the format parameter over the Accept header")
+
+        // HEIC and AVIF in
+        for name in ["decode/heic.heic", "decode/avif.avif"] {
+            let file = Self.photo(name)
+            let response = try TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: file)
+            XCTAssertEqual(response.status, 200, name + response.text)
+            XCTAssertEqual(response.body, try expectedPicture(file, ["mask": "1"], threads: 2), name)
+        }
+
         // rembg's API: multipart with its parameters as form fields or in the query
         let form = TestConnection.multipart([("file", "cat.png", photo), ("om", nil, Array("true".utf8))])
         let mask = try TestConnection.request(port: port, "POST", "/api/remove", body: form.body,
@@ -170,6 +194,7 @@ final class ServiceTests: XCTestCase {
         let log = Log()
         let (_, port) = try start(maxBodyBytes: 2 << 20, log: log)
         let png = Self.photo("photos/chelsea.png"), jpeg = Self.photo("photos/rocket.jpg")
+        let webp = try Image(encoded: png, name: "x").webpData(quality: 80)
         var mutated = jpeg
         for i in 0..<40 { mutated[600 + (i * 7919) % (mutated.count - 600)] ^= 0x5a }  // the same bytes every run
         let form = TestConnection.multipart([("other", nil, Array("x".utf8))])
@@ -177,6 +202,9 @@ final class ServiceTests: XCTestCase {
             ("empty body", "/v1/cutout", [], [:], 400, "bad_request"),
             ("garbage", "/v1/cutout", Array("hello, not an image".utf8), [:], 415, "unsupported_media_type"),
             ("truncated PNG", "/v1/cutout", Array(png.prefix(png.count / 2)), [:], 422, "corrupt_image"),
+            ("truncated WebP", "/v1/cutout", Array(webp.prefix(webp.count / 2)), [:], 422, "corrupt_image"),
+            ("a GIF", "/v1/cutout", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 40), [:], 415, "unsupported_media_type"),
+            ("format=gif", "/v1/cutout?format=gif", png, [:], 400, "bad_request"),
             ("truncated JPEG", "/v1/classify", Array(jpeg.prefix(400)), [:], 422, "corrupt_image"),
             ("multipart without file", "/api/remove", form.body, ["Content-Type": form.contentType], 400, "bad_request"),
             ("multipart without its boundary", "/api/remove", Array("--nope\r\n".utf8), ["Content-Type": "multipart/form-data; boundary=abc"], 400, "bad_request"),

@@ -10,8 +10,8 @@ public struct BatchInput: Sendable, Equatable {
 
 /// Finding, sharding and naming the photos of a batch.
 public enum BatchInputs {
-    /// File name extensions picked up in folders (case-insensitive).
-    public static let extensions: Set<String> = ["jpg", "jpeg", "png"]
+    /// File name extensions picked up in folders (case-insensitive): every ``ImageFormat``'s.
+    public static let extensions: Set<String> = ImageFormat.allExtensions
 
     /// The photos named by `arguments`: files as given, folders searched recursively for .jpg/.jpeg/.png
     /// (hidden files and folders skipped, symlinked folders not followed), each folder's finds sorted so the

@@ -24,7 +24,7 @@ public struct CutoutParameters: Sendable {
     public static let names = ["mask", "crop", "select", "point", "background", "effect", "darken-ev", "blur-radius",
                                "halo-radius", "halo-strength", "dim", "outline-width", "outline-color",
                                "preview-color", "threshold", "min-area", "post-process", "format",
-                               "png-compression", "jpeg-quality", "alpha-matting", "alpha-matting-foreground-threshold",
+                               "png-compression", "jpeg-quality", "webp-quality", "alpha-matting", "alpha-matting-foreground-threshold",
                                "alpha-matting-background-threshold", "alpha-matting-erode-size"]
 
     public init(_ p: RequestParameters) throws {
@@ -40,9 +40,13 @@ public struct CutoutParameters: Sendable {
             encoding.pngCompression = compression
         }
         encoding.jpegQuality = Int(try p.number("jpeg-quality", default: 90, in: 1...100))
+        if p.value("webp-quality") != nil {
+            encoding.webpQuality = Int(try p.number("webp-quality", default: 0, in: 0...100))
+        }
         if let name = p.value("format") {
-            guard let f = ImageFormat(rawValue: name == "jpg" ? "jpeg" : name) else {
-                throw SwiftsegError(.badRequest, "\(p.label("format")) must be png or jpeg, got '\(name)'")
+            guard let f = ImageFormat.writable.first(where: { $0.extensions.contains(name.lowercased()) }) else {
+                let names = ImageFormat.writable.map(\.rawValue).joined(separator: ", ")
+                throw SwiftsegError(.badRequest, "\(p.label("format")) must be one of \(names), got '\(name)'")
             }
             format = f
         }

@@ -43,11 +43,11 @@ public enum RectanglesPipeline {
         return DecodedPhoto(reduced: reduced, full: full)
     }
 
-    /// `image` encoded as `path`'s extension names (.png, .jpg), alpha dropped for JPEG: a crop of a photo with
-    /// alpha keeps it in PNG, and JPEG has none to keep.
+    /// `image` encoded as `path`'s extension names (.png, .jpg, .webp), alpha dropped for JPEG: a crop of a photo
+    /// with alpha keeps it in PNG and WebP, and JPEG has none to keep.
     public static func encoded(_ image: Image, forPath path: String) throws -> [UInt8] {
-        guard let format = ImageFormat(path: path) else {
-            throw SwiftsegError(.badRequest, "\(path): name a .png or .jpg file")
+        guard let format = ImageFormat(path: path), format.isWritable else {
+            throw SwiftsegError(.badRequest, "\(path): name a .png, .jpg or .webp file")
         }
         return try (format == .jpeg && image.hasAlpha ? image.rgb() : image).encoded(as: format)
     }

@@ -1,20 +1,4 @@
 import Foundation
-import _CPNG
-import _CTurboJPEG
-
-/// Encoded file formats swiftseg writes.
-public enum ImageFormat: String, Sendable, CaseIterable {
-    case png, jpeg
-
-    /// The format a path's extension names (.png, .jpg, .jpeg; case-insensitive), or nil.
-    public init?(path: String) {
-        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
-        case "png": self = .png
-        case "jpg", "jpeg": self = .jpeg
-        default: return nil
-        }
-    }
-}
 
 /// How PNG data is compressed (the pixels come back the same either way).
 ///
@@ -59,9 +43,12 @@ public struct EncodingOptions: Sendable, Equatable {
     public var pngCompression = PNGCompression.fast
     /// JPEG quality 1…100. Default 90.
     public var jpegQuality = 90
-    public init(pngCompression: PNGCompression = .fast, jpegQuality: Int = 90) {
+    /// WebP quality 0…100 for lossy WebP; nil (the default) writes lossless WebP, the same pixels back.
+    public var webpQuality: Int? = nil
+    public init(pngCompression: PNGCompression = .fast, jpegQuality: Int = 90, webpQuality: Int? = nil) {
         self.pngCompression = pngCompression
         self.jpegQuality = jpegQuality
+        self.webpQuality = webpQuality
     }
 }
 
@@ -74,31 +61,15 @@ extension Image {
     }
 
     /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.
-    public func jpegData(quality: Int = 90) throws -> [UInt8] {
-        guard channels != 4 else {
-            throw ImageError(.unsupportedOutput, "JPEG has no alpha channel: write a .png, or give the cutout a --background")
-        }
-        guard let handle = tjInitCompress() else { throw ImageError(.codecFailure, "cannot start the JPEG encoder") }
-        defer { tjDestroy(handle) }
-        var buffer: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let format = channels == 1 ? Int32(TJPF_GRAY.rawValue) : Int32(TJPF_RGB.rawValue)
-        let sampling = channels == 1 ? Int32(TJSAMP_GRAY.rawValue) : Int32(TJSAMP_420.rawValue)
-        let status = pixels.withUnsafeBufferPointer {
-            tjCompress2(handle, $0.baseAddress, Int32(width), 0, Int32(height), format, &buffer, &size,
-                        sampling, Int32(min(max(quality, 1), 100)), 0)
-        }
-        defer { tjFree(buffer) }
-        guard status == 0, let buffer else { throw ImageError(.codecFailure, "cannot encode JPEG: \(String(cString: tjGetErrorStr2(handle)))") }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
-    }
+    public func jpegData(quality: Int = 90) throws -> [UInt8] { try JPEGCodec.encode(self, quality: quality) }
+
+    /// The image as WebP bytes: lossless with `quality` nil (the same pixels back), else lossy at `quality`
+    /// 0…100; alpha kept either way.
+    public func webpData(quality: Int? = nil) throws -> [UInt8] { try WebPCodec.encode(self, quality: quality) }
 
     /// The image encoded as `format`; `parts`: threads to share PNG encoding with (the same bytes either way).
     public func encoded(as format: ImageFormat, options: EncodingOptions = EncodingOptions(),
                         parts: ParallelParts = .serial) throws -> [UInt8] {
-        switch format {
-        case .png: try pngData(compression: options.pngCompression, parts: parts)
-        case .jpeg: try jpegData(quality: options.jpegQuality)
-        }
+        try format.codec.encode(self, options: options, parts: parts)
     }
 }

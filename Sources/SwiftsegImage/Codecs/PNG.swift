@@ -1,3 +1,86 @@
+import _CPNG
+
+/// PNG: swiftseg's own reader for the common files and libpng's simplified API for the rest (``PNGReaderChoice``),
+/// swiftseg's own encoder (``PNGEncoder``); orientation from an `eXIf` chunk.
+enum PNGCodec: ImageCodec {
+    static let name = "PNG"
+    static let extensions = ["png"]
+    static let mediaType = "image/png"
+    static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    static func matches(_ bytes: [UInt8]) -> Bool { bytes.starts(with: signature) }
+
+    /// The size from IHDR, so an absurd header is refused before libpng reads (or allocates) anything.
+    static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
+        guard bytes.count >= 33, Array(bytes[12..<16]) == Array("IHDR".utf8) else {
+            throw ImageError(.unreadableImage, "\(name): corrupt PNG: no image header")
+        }
+        func be32(_ i: Int) -> Int { bytes[i..<(i + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        return (be32(16), be32(20))
+    }
+
+    static func decode(_ bytes: [UInt8], name: String, options limits: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
+        (try decode(bytes, name: name, limits: limits), 1)
+    }
+
+    static func decode(_ bytes: [UInt8], name: String, limits: DecodingOptions) throws -> Image {
+        // libpng's simplified API takes 16-bit samples without gamma information as linear light and would
+        // brighten them on the way to 8-bit sRGB; read those as 16-bit (passed through untouched) and keep
+        // the high byte, as other tools do.
+        if limits.pngReader == .swiftseg, let image = PNGReader.read(bytes, limits: limits) { return image }
+        let sixteenBit = bytes[24] == 16 && !PNGChunks.hasColorSpaceInformation(bytes)
+        var png = png_image()
+        png.version = UInt32(PNG_IMAGE_VERSION)
+        defer { png_image_free(&png) }
+        func message() -> String {
+            withUnsafeBytes(of: png.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let ok = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&png, $0.baseAddress, $0.count) }
+        guard ok != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
+        let width = Int(png.width), height = Int(png.height)
+        try Image.checkLimits(width: width, height: height, name: name, limits: limits)
+        let hasAlpha = png.format & PNGFormat.alphaFlag != 0
+        let isGray = png.format & PNGFormat.colorFlag == 0
+        let channels = hasAlpha ? 4 : isGray ? 1 : 3
+        png.format = (hasAlpha ? PNGFormat.rgba : isGray ? PNGFormat.gray : PNGFormat.rgb)
+            | (sixteenBit ? PNGFormat.linearFlag : 0)
+        let count = width * height * channels
+        if sixteenBit {
+            var wide = [UInt16](repeating: 0, count: count)
+            let done = wide.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+            guard done != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
+            if hasAlpha {  // linear RGBA comes premultiplied; undo it
+                for p in stride(from: 0, to: count, by: 4) where wide[p + 3] != 0 {
+                    let a = UInt32(wide[p + 3])
+                    for c in 0..<3 { wide[p + c] = UInt16(min(65535, (UInt32(wide[p + c]) * 65535 + a / 2) / a)) }
+                }
+            }
+            return Image(width: width, height: height, channels: channels,
+                         pixels: wide.map { UInt8((UInt32($0) * 255 + 32767) / 65535) })
+        }
+        var pixels = [UInt8](repeating: 0, count: count)
+        let done = pixels.withUnsafeMutableBytes { png_image_finish_read(&png, nil, $0.baseAddress, 0, nil) }
+        guard done != 0 else { throw ImageError(.unreadableImage, "\(name): corrupt PNG: \(message())") }
+        return Image(width: width, height: height, channels: channels, pixels: pixels)
+    }
+
+
+    static func orientation(_ b: [UInt8]) -> ExifOrientation? {
+        var result: ExifOrientation?
+        PNGChunks.forEach(b) { type, range in
+            if type == "eXIf" { result = ExifOrientation.fromTIFF(b, start: range.lowerBound, end: range.upperBound); return false }
+            return true
+        }
+        return result
+    }
+
+    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
+        try PNGEncoder.encode(width: image.width, height: image.height, channels: image.channels, bitDepth: 8,
+                              rows: image.pixels, compression: options.pngCompression, parts: parts)
+    }
+}
+
 // PNG details libpng's simplified API does not expose: its format codes (C macros Swift does not import)
 // and the file's chunk list.
 

@@ -2,7 +2,7 @@
 /// `kind` says whose problem it is, so a caller can map it (a server: 400, 413, 415 or 500).
 public struct ImageError: Error, CustomStringConvertible, Equatable {
     public enum Kind: Sendable, Equatable {
-        /// Not a PNG or JPEG, corrupt, truncated or empty.
+        /// In none of the formats swiftseg reads (``ImageFormat``), corrupt, truncated or empty.
         case unreadableImage
         /// Over a decoding limit (bytes, pixels, side): refused before decoding.
         case tooLarge

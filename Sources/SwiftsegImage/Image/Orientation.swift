@@ -22,36 +22,10 @@ public enum ExifOrientation: Int, Sendable, CaseIterable {
         }
     }
 
-    /// Reads the orientation from PNG (`eXIf` chunk) or JPEG (APP1 `Exif`) bytes; nil when absent or malformed.
+    /// Reads the orientation from the bytes of any ``ImageFormat`` (PNG's `eXIf` chunk, JPEG's APP1 `Exif`,
+    /// WebP's `EXIF` chunk); nil when absent or malformed.
     public static func read(from bytes: [UInt8]) -> ExifOrientation? {
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) { return fromPNG(bytes) }
-        if bytes.starts(with: [0xFF, 0xD8]) { return fromJPEG(bytes) }
-        return nil
-    }
-
-    static func fromJPEG(_ b: [UInt8]) -> ExifOrientation? {
-        var i = 2
-        while i + 4 <= b.count, b[i] == 0xFF {
-            let marker = b[i + 1]
-            if marker == 0xD9 || marker == 0xDA { return nil }  // end of image, start of scan: no EXIF before data
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
-            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length >= 2, i + 2 + length <= b.count else { return nil }
-            if marker == 0xE1, length >= 8, Array(b[(i + 4)..<(i + 10)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
-                return fromTIFF(b, start: i + 10, end: i + 2 + length)
-            }
-            i += 2 + length
-        }
-        return nil
-    }
-
-    static func fromPNG(_ b: [UInt8]) -> ExifOrientation? {
-        var result: ExifOrientation?
-        PNGChunks.forEach(b) { type, range in
-            if type == "eXIf" { result = fromTIFF(b, start: range.lowerBound, end: range.upperBound); return false }
-            return true
-        }
-        return result
+        ImageFormat(sniffing: bytes)?.codec.orientation(bytes)
     }
 
     /// Orientation from a TIFF structure (the EXIF payload) in `b[start..<end]`: IFD0's tag 0x0112.

@@ -42,7 +42,7 @@ public struct ReducedImage: Sendable {
             - orientation.uprightPoint(zero, width: stored.width, height: stored.height) * Double(denominator)
     }
 
-    /// Reads a PNG or JPEG file, a JPEG at the smallest DCT scale (1/8, 1/4, 1/2) whose longer side is still at
+    /// Reads an image file (any ``ImageFormat``), a JPEG at the smallest DCT scale (1/8, 1/4, 1/2) whose longer side is still at
     /// least `minimumLongerSide`; limits and errors as `Image(contentsOfFile:options:)`.
     public init(contentsOfFile path: String, options: DecodingOptions = DecodingOptions(), minimumLongerSide: Int) throws {
         self = try Image.decode(try Image.fileBytes(path, options: options), name: path, options: options,

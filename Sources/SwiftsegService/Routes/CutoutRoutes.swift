@@ -16,7 +16,8 @@ enum CutoutRoutes {
     static func cutout(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
         let parameters = try context.parameters(request, known: CutoutParameters.names)
         let bytes = try context.imageBytes(request)
-        let (pipeline, format) = try Self.pipeline(parameters, service: context.service)
+        let accepted = RouteContext.preferredFormat(accept: request.head.header("accept"))
+        let (pipeline, format) = try Self.pipeline(parameters, service: context.service, format: accepted)
         let files = try context.onLane { lane in
             try pipeline.encode(try pipeline.lift(try context.decode(bytes), with: lane.segmenter), parts: lane.segmenter.parts)
         }
@@ -39,12 +40,14 @@ enum CutoutRoutes {
         return .json(try report.jsonData())
     }
 
-    /// infer's pipeline for these parameters: PNG unless `format` says otherwise; a background is
-    /// `transparent` or a colour (the server opens no files); alpha matting within --max-matting-pixels.
-    static func pipeline(_ parameters: RequestParameters, service: Service) throws -> (SubjectLiftingPipeline, ImageFormat) {
+    /// infer's pipeline for these parameters: the `format` parameter's format, else `format` (what the
+    /// request's Accept header prefers), else PNG; a background is `transparent` or a colour (the server opens
+    /// no files); alpha matting within --max-matting-pixels.
+    static func pipeline(_ parameters: RequestParameters, service: Service,
+                         format accepted: ImageFormat? = nil) throws -> (SubjectLiftingPipeline, ImageFormat) {
         do {
             let cutout = try CutoutParameters(parameters)
-            let format = cutout.format ?? .png
+            let format = cutout.format ?? accepted ?? .png
             var pipeline = try cutout.pipeline(format: format) { text in
                 guard text == "transparent" || text.hasPrefix("#") else {
                     throw SwiftsegError(.badRequest, "background is transparent or #RRGGBB here (the server opens no files), got '\(text)'")

@@ -56,8 +56,8 @@ struct RouteContext {
         return bytes
     }
 
-    /// Decodes an upload with the server's limits: 413 over them, 415 for what is not PNG or JPEG, 422 for a PNG
-    /// or JPEG that is corrupt or truncated.
+    /// Decodes an upload with the server's limits: 413 over them, 415 for what is in none of the formats swiftseg
+    /// reads (``ImageFormat``), 422 for a file in one of them that is corrupt or truncated.
     func decode(_ bytes: [UInt8]) throws -> Image {
         try decode(bytes) { try Image(encoded: bytes, name: "upload", options: $0) }
     }
@@ -68,8 +68,7 @@ struct RouteContext {
             return try body(service.configuration.decoding)
         } catch {
             let e = SwiftsegError(error)
-            let isPNGOrJPEG = bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
-            if e.kind == .unsupportedInput && !isPNGOrJPEG {
+            if e.kind == .unsupportedInput && ImageFormat(sniffing: bytes) == nil {
                 throw HTTPError(415, "unsupported_media_type", e.message)
             }
             throw Service.httpError(e)
@@ -89,7 +88,22 @@ struct RouteContext {
     }
 
     /// A picture as the response, with its content type.
+    /// The format an Accept header prefers among those swiftseg writes: the highest `q` of the media types it
+    /// names exactly (`image/webp`, `image/png`, `image/jpeg`), the first named on a tie; nil when it names none
+    /// (absent, `*/*`, `image/*`: the route's default). A type with `q=0` is never chosen.
+    static func preferredFormat(accept: String?) -> ImageFormat? {
+        guard let accept else { return nil }
+        var best: (format: ImageFormat, q: Double)?
+        for item in accept.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first, let format = ImageFormat.writable.first(where: { $0.mediaType == type }) else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if q > 0, q > (best?.q ?? 0) { best = (format, q) }
+        }
+        return best?.format
+    }
+
     static func image(_ bytes: [UInt8], format: ImageFormat) -> HTTPResponse {
-        HTTPResponse(status: 200, contentType: format == .jpeg ? "image/jpeg" : "image/png", body: bytes)
+        HTTPResponse(status: 200, contentType: format.mediaType, body: bytes)
     }
 }

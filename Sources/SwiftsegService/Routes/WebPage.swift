@@ -1,3 +1,5 @@
+import Swiftseg
+
 /// The page `GET /` serves. Plain HTML, CSS and JavaScript in one string, so the binary is all a deployment
 /// needs; it uses only this server's endpoints.
 enum WebPage {
@@ -37,7 +39,7 @@ enum WebPage {
 <header><h1>swiftseg — subjects, labels and rectangles</h1></header>
 <main>
   <section>
-    <div id="drop" tabindex="0">Drop a photo here or <u>choose one</u><input id="file" type="file" accept="image/png,image/jpeg" hidden></div>
+    <div id="drop" tabindex="0">Drop a photo here or <u>choose one</u><input id="file" type="file" accept="\#(ImageFormat.allCases.map(\.mediaType).joined(separator: ","))" hidden></div>
     <fieldset><legend>Picture</legend>
       <label><input type="radio" name="mode" value="cutout" checked> Cutout</label>
       <label><input type="radio" name="mode" value="mask"> Mask</label>

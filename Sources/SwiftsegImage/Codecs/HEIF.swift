@@ -1,0 +1,138 @@
+import _CHEIF
+
+/// HEIF files through libheif: HEIC (HEVC-coded, what iPhones write; libde265 decodes it) and AVIF (AV1-coded;
+/// dav1d or libaom). The primary image, as libheif composes it (grids of tiles included), turned by the file's
+/// own rotation, mirroring and crop (`irot`, `imir`, `clap`), which take the place of EXIF orientation in HEIF.
+/// These are part of the image, always applied, `appliesOrientation` or not: a coded picture is often padded
+/// (an iPhone's tiles, an encoder's 64-pixel blocks) and only the crop says what of it is the photo. High bit
+/// depths are reduced to 8 bits. Read only.
+enum HEIF {
+    /// The brands that mark an ISO base media file as a HEIF image of each coding (`ftyp`'s major and
+    /// compatible brands).
+    static let avifBrands: Set<String> = ["avif", "avis"]
+    static let heicBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
+
+    /// The brands of the `ftyp` box the file starts with, nil when it does not start with one.
+    static func brands(_ b: [UInt8]) -> Set<String>? {
+        guard b.count >= 16, Array(b[4..<8]) == Array("ftyp".utf8) else { return nil }
+        let size = min(b.count, Int(b[0]) << 24 | Int(b[1]) << 16 | Int(b[2]) << 8 | Int(b[3]))
+        guard size >= 16 else { return nil }
+        var brands: Set<String> = [String(decoding: b[8..<12], as: UTF8.self)]
+        for i in stride(from: 16, to: size - 3, by: 4) { brands.insert(String(decoding: b[i..<(i + 4)], as: UTF8.self)) }
+        return brands
+    }
+
+    static func isAVIF(_ b: [UInt8]) -> Bool { !(brands(b)?.isDisjoint(with: avifBrands) ?? true) }
+    static func isHEIC(_ b: [UInt8]) -> Bool { !isAVIF(b) && !(brands(b)?.isDisjoint(with: heicBrands) ?? true) }
+
+    /// A read file's context and primary image handle, given to `body`; libheif's own size limit set to
+    /// `options.maxDimension` (it also bounds the tiles of a grid).
+    static func withPrimaryImage<T>(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions,
+                                    _ body: (OpaquePointer) throws -> T) throws -> T {
+        guard let context = heif_context_alloc() else { throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder") }
+        defer { heif_context_free(context) }
+        heif_context_set_maximum_image_size_limit(context, Int32(min(options.maxDimension, Int(Int32.max))))
+        heif_context_set_max_decoding_threads(context, 0)
+        return try bytes.withUnsafeBytes { raw in
+            try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), name, format)
+            var handle: OpaquePointer?
+            try check(heif_context_get_primary_image_handle(context, &handle), name, format)
+            guard let handle else { throw ImageError(.unreadableImage, "\(name): corrupt \(format): no primary image") }
+            defer { heif_image_handle_release(handle) }
+            return try body(handle)
+        }
+    }
+
+    static func check(_ error: heif_error, _ name: String, _ format: String) throws {
+        guard error.code != heif_error_Ok else { return }
+        let message = error.message.map { String(cString: $0) } ?? "error \(error.code.rawValue)"
+        if error.code == heif_error_Memory_allocation_error {
+            throw ImageError(.tooLarge, "\(name): \(format) too large to decode: \(message)")
+        }
+        if error.subcode == heif_suberror_Security_limit_exceeded {
+            throw ImageError(.tooLarge, "\(name): \(format) over the decoding limits: \(message)")
+        }
+        throw ImageError(.unreadableImage, "\(name): corrupt or unsupported \(format): \(message)")
+    }
+
+    /// The primary image's size as it will be decoded (turned and cropped).
+    static func probe(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
+        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle in
+            (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
+        }
+    }
+
+    static func decode(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> Image {
+        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle in
+            let alpha = heif_image_handle_has_alpha_channel(handle) != 0
+            guard let decoding = heif_decoding_options_alloc() else {
+                throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder")
+            }
+            defer { heif_decoding_options_free(decoding) }
+            decoding.pointee.convert_hdr_to_8bit = 1
+            var decoded: OpaquePointer?
+            try check(heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+                                        alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decoding), name, format)
+            guard let decoded else { throw ImageError(.unreadableImage, "\(name): corrupt \(format): nothing decoded") }
+            defer { heif_image_release(decoded) }
+            let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
+            let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+            var stride: Int32 = 0
+            guard width > 0, height > 0, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
+                  heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8 else {
+                throw ImageError(.unreadableImage, "\(name): corrupt \(format): no 8-bit picture decoded")
+            }
+            let channels = alpha ? 4 : 3, row = width * channels
+            var pixels = [UInt8](repeating: 0, count: row * height)
+            pixels.withUnsafeMutableBufferPointer { dst in
+                for y in 0..<height {
+                    (dst.baseAddress! + y * row).update(from: plane + y * Int(stride), count: row)
+                }
+            }
+            return Image(width: width, height: height, channels: channels, pixels: pixels)
+        }
+    }
+}
+
+/// HEIC: HEVC-coded HEIF (iPhone photos).
+enum HEICCodec: ImageCodec {
+    static let name = "HEIC"
+    static let extensions = ["heic", "heif"]
+    static let mediaType = "image/heic"
+    static let isWritable = false
+    static func matches(_ bytes: [UInt8]) -> Bool { HEIF.isHEIC(bytes) }
+    static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
+        try HEIF.probe(bytes, name: name, format: self.name, options: options)
+    }
+    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
+        (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1)
+    }
+    /// The file's `irot`/`imir` turn it upright as it is decoded; its EXIF orientation, if any, describes the
+    /// same turn and is not applied again.
+    static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
+    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
+        throw ImageError(.unsupportedOutput, "swiftseg reads HEIC but does not write it: write a .png, .jpg or .webp")
+    }
+}
+
+/// AVIF: AV1-coded HEIF.
+enum AVIFCodec: ImageCodec {
+    static let name = "AVIF"
+    static let extensions = ["avif"]
+    static let mediaType = "image/avif"
+    static let isWritable = false
+    static func matches(_ bytes: [UInt8]) -> Bool { HEIF.isAVIF(bytes) }
+    static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
+        try HEIF.probe(bytes, name: name, format: self.name, options: options)
+    }
+    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
+        (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1)
+    }
+    /// As for HEIC: the file's own transformations turn it upright.
+    static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
+    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
+        throw ImageError(.unsupportedOutput, "swiftseg reads AVIF but does not write it: write a .png, .jpg or .webp")
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// One image file format: its signature, a header probe that gives the size before any pixel memory is
+/// allocated, its decoder, where its EXIF orientation lives, and its encoder. One file per format in this folder
+/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
+/// exist (decoding, orientation, the service's 415, a batch's file extensions, the fuzz harness, help texts)
+/// reads that list.
+protocol ImageCodec {
+    /// The format's name in messages and help texts ("PNG").
+    static var name: String { get }
+    /// File name extensions, lower case, the usual one first.
+    static var extensions: [String] { get }
+    /// The media type of its files ("image/png").
+    static var mediaType: String { get }
+    /// Whether swiftseg writes it (`encode` throws `unsupportedOutput` otherwise).
+    static var isWritable: Bool { get }
+    /// Whether `bytes` start the way this format's files start.
+    static func matches(_ bytes: [UInt8]) -> Bool
+    /// The size `decode` will give at full scale, read from the header alone (corrupt headers throw): the stored
+    /// size, for HEIF after its own turns and crop.
+    static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int)
+    /// The stored picture (before any orientation is applied), after the probe's size passed the limits:
+    /// full size, or smaller when the format can decode smaller (JPEG's DCT scales) and `minimumLongerSide`
+    /// allows it; `denominator` is how many times smaller.
+    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int)
+    /// The EXIF orientation stored in the file, nil when there is none or it is malformed.
+    static func orientation(_ bytes: [UInt8]) -> ExifOrientation?
+    /// The image as this format's bytes (gray, RGB or RGBA, 8-bit).
+    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8]
+}
+
+extension ImageCodec {
+    static var isWritable: Bool { true }
+}
+
+/// The image file formats swiftseg reads, and of them those it writes (``isWritable``: PNG, JPEG, WebP).
+///
+/// ```swift
+/// ImageFormat(path: "out.webp")                 // .webp: what a file's extension names
+/// ImageFormat(sniffing: bytes)                  // .heic: what a file's first bytes say it is
+/// ImageFormat.names()                           // "PNG, JPEG, WebP, HEIC or AVIF"
+/// ```
+public enum ImageFormat: String, Sendable, CaseIterable {
+    case png, jpeg, webp, heic, avif
+
+    var codec: any ImageCodec.Type {
+        switch self {
+        case .png: PNGCodec.self
+        case .jpeg: JPEGCodec.self
+        case .webp: WebPCodec.self
+        case .heic: HEICCodec.self
+        case .avif: AVIFCodec.self
+        }
+    }
+
+    /// Whether swiftseg writes this format (PNG, JPEG, WebP); the others are read only.
+    public var isWritable: Bool { codec.isWritable }
+    /// The formats swiftseg writes.
+    public static let writable = allCases.filter(\.isWritable)
+
+    /// The format's name as messages and help texts spell it ("PNG", "JPEG", "WebP").
+    public var name: String { codec.name }
+    /// File name extensions, lower case, the usual one first ("jpg", "jpeg").
+    public var extensions: [String] { codec.extensions }
+    /// The media type of its files ("image/webp").
+    public var mediaType: String { codec.mediaType }
+
+    /// The format a path's extension names (case-insensitive: .png, .jpg, .jpeg, .webp, .heic, .heif, .avif), or nil.
+    public init?(path: String) {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard let format = ImageFormat.allCases.first(where: { $0.extensions.contains(ext) }) else { return nil }
+        self = format
+    }
+
+    /// The format `bytes` are in, by their signature, or nil when they are in none swiftseg reads.
+    public init?(sniffing bytes: [UInt8]) {
+        guard let format = ImageFormat.allCases.first(where: { $0.codec.matches(bytes) }) else { return nil }
+        self = format
+    }
+
+    /// Every extension of every format, lower case (what a batch picks up in folders).
+    public static let allExtensions: Set<String> = Set(allCases.flatMap(\.extensions))
+
+    /// The formats' names for messages: "PNG, JPEG, WebP, HEIC or AVIF" (`writable`: "PNG, JPEG or WebP").
+    public static func names(_ formats: [ImageFormat] = allCases) -> String {
+        let all = formats.map(\.name)
+        return all.dropLast().joined(separator: ", ") + " or " + all.last!
+    }
+}

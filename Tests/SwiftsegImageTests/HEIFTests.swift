@@ -1,0 +1,84 @@
+@testable import SwiftsegImage
+import XCTest
+
+/// HEIC and AVIF in (Tests/Fixtures/decode/heic*, avif*, made by Tools/make_format_fixtures.py with Debian's
+/// heif-enc; the references are pillow-heif's and Pillow's decodes of the same files).
+final class HEIFTests: XCTestCase {
+    let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
+
+    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
+        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
+    }
+
+    func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/\(name)"))))
+    }
+
+    /// The largest and the mean difference of any sample (∞ when the shapes differ).
+    func diff(_ a: Image, _ b: Image) -> (max: Int, mean: Double) {
+        guard a.width == b.width, a.height == b.height, a.channels == b.channels else { return (.max, .infinity) }
+        let d = zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }
+        return (d.max() ?? 0, Double(d.reduce(0, +)) / Double(max(d.count, 1)))
+    }
+
+    func testEachKindDecodesAsPillowDecodesIt() throws {
+        for (file, reference, channels) in [("heic.heic", "heic-pillow.png", 3), ("heic-alpha.heic", "heic-alpha-pillow.png", 4),
+                                            ("avif.avif", "avif-pillow.png", 3)] {
+            let image = try load(file)
+            XCTAssertEqual(image.channels, channels, file)
+            let d = diff(image, try load(reference))
+            print("\(file): max \(d.max), mean \(d.mean) against \(reference)")
+            XCTAssertLessThanOrEqual(d.max, 2, "\(file): another libheif's YCbCr → RGB rounds alike to within 2")
+            XCTAssertLessThan(d.mean, 0.5, file)
+        }
+        // 4:2:0 AVIF: libavif (Pillow) upsamples the chroma bilinearly, libheif 1.15 repeats each sample, so near
+        // edges they differ by more than rounding; both are the photo.
+        let avif420 = try load("avif-420.avif")
+        let d420 = diff(avif420, try load("avif-420-pillow.png"))
+        print("avif-420.avif: max \(d420.max), mean \(d420.mean) against avif-420-pillow.png; against the photo \(diff(avif420, upright).mean)")
+        XCTAssertLessThan(d420.mean, 2, "4:2:0 AVIF: Pillow's decode but for the chroma's upsampling")
+        XCTAssertLessThan(diff(avif420, upright).mean, 4, "4:2:0 AVIF: the photo")
+        let tenBit = try load("heic-10bit.heic")
+        XCTAssertEqual(tenBit.channels, 3)
+        XCTAssertLessThan(diff(tenBit, upright).mean, 4, "10-bit HEIC as 8-bit: the photo")
+        XCTAssertEqual(ImageFormat(sniffing: try bytes("heic.heic")), .heic)
+        XCTAssertEqual(ImageFormat(sniffing: try bytes("avif.avif")), .avif)
+    }
+
+    /// HEIF's own turns (`irot`, `imir`), as iPhones store photos, bring all eight orientations upright; they
+    /// are part of the image (with the crop that takes the coded picture's padding off), so applied even when
+    /// EXIF orientation is ignored.
+    func testHEIFTransformationsComeOutUpright() throws {
+        for o in 1...8 {
+            let image = try load("heic-orientation-\(o).heic")
+            XCTAssertEqual([image.width, image.height], [60, 40], "\(o)")
+            XCTAssertLessThan(diff(image, upright).mean, 3, "orientation \(o)")
+        }
+        let stored = try load("heic-orientation-6.heic", options: DecodingOptions(appliesOrientation: false))
+        XCTAssertEqual(stored, try load("heic-orientation-6.heic"))
+        let reduced = try ReducedImage(encoded: try bytes("heic-orientation-6.heic"), name: "x", minimumLongerSide: 10)
+        XCTAssertEqual([reduced.fullWidth, reduced.fullHeight, reduced.denominator], [60, 40, 1])
+    }
+
+    /// Limits from the container before any pixels; truncated and corrupt files are one clear error; HEIF
+    /// is read, not written.
+    func testLimitsTruncationsAndOutput() throws {
+        XCTAssertThrowsError(try load("heic.heic", options: DecodingOptions(maxPixels: 100))) {
+            XCTAssertTrue("\($0)".contains("60×40, over the limit of 100 pixels"), "\($0)")
+        }
+        XCTAssertThrowsError(try load("avif.avif", options: DecodingOptions(maxDimension: 50))) {
+            XCTAssertEqual(($0 as? ImageError)?.kind, .tooLarge, "\($0)")
+        }
+        for name in ["heic.heic", "heic-alpha.heic", "avif.avif", "heic-orientation-6.heic"] {
+            let whole = try bytes(name)
+            for length in stride(from: 16, to: whole.count, by: max(1, whole.count / 61)) {
+                XCTAssertThrowsError(try Image(encoded: Array(whole.prefix(length)), name: "cut"), "\(name) cut at \(length)") {
+                    XCTAssertEqual(($0 as? ImageError)?.kind, .unreadableImage, "\(name) cut at \(length): \($0)")
+                }
+            }
+        }
+        XCTAssertThrowsError(try upright.encoded(as: .heic)) { XCTAssertEqual(($0 as? ImageError)?.kind, .unsupportedOutput) }
+        XCTAssertFalse(ImageFormat.avif.isWritable)
+        XCTAssertEqual(ImageFormat(path: "IMG_0042.HEIC"), .heic)
+    }
+}

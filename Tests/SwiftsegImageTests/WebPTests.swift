@@ -1,0 +1,88 @@
+@testable import SwiftsegImage
+import XCTest
+
+/// WebP in and out (Tests/Fixtures/decode/webp-*, made by Tools/make_format_fixtures.py with Debian's cwebp,
+/// img2webp and webpmux; the lossy references are Pillow's decodes of the same files).
+final class WebPTests: XCTestCase {
+    let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
+    let rgba = try! Image(contentsOfFile: Fixtures.path("decode/rgba.png"))
+
+    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
+        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
+    }
+
+    func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/\(name)"))))
+    }
+
+    /// The largest difference of any sample.
+    func maxDiff(_ a: Image, _ b: Image) -> Int {
+        guard a.width == b.width, a.height == b.height, a.channels == b.channels else { return .max }
+        return zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+    }
+
+    func testEveryKindDecodesAsPillowDecodesIt() throws {
+        XCTAssertEqual(try load("webp-lossless.webp"), upright, "lossless: the pixels themselves")
+        XCTAssertEqual(try load("webp-alpha.webp"), rgba, "lossless with alpha: RGBA, the pixels themselves")
+        let lossy = try load("webp-lossy.webp")
+        XCTAssertEqual(lossy.channels, 3)
+        XCTAssertEqual(maxDiff(lossy, try load("webp-lossy-pillow.png")), 0, "lossy: Pillow's decode (the same libwebp steps)")
+        let alphaLossy = try load("webp-alpha-lossy.webp")
+        XCTAssertEqual(alphaLossy.channels, 4)
+        XCTAssertEqual(maxDiff(alphaLossy, try load("webp-alpha-lossy-pillow.png")), 0, "lossy with alpha: Pillow's decode")
+        XCTAssertEqual(try load("webp-animated.webp"), upright, "an animation: its first frame")
+        XCTAssertEqual(ImageFormat(sniffing: try bytes("webp-lossy.webp")), .webp)
+    }
+
+    func testAllEightEXIFOrientationsComeOutUpright() throws {
+        for o in 1...8 {
+            XCTAssertEqual(ExifOrientation.read(from: try bytes("webp-orientation-\(o).webp")), ExifOrientation(rawValue: o), "\(o)")
+            XCTAssertEqual(try load("webp-orientation-\(o).webp"), upright, "EXIF orientation \(o)")
+        }
+        let stored = try load("webp-orientation-6.webp", options: DecodingOptions(appliesOrientation: false))
+        XCTAssertEqual([stored.width, stored.height], [40, 60], "the stored pixels when orientation is ignored")
+    }
+
+    /// A lossless file's header claiming 16384×16384 is refused by the limits before anything is decoded;
+    /// every truncation of every fixture is one clear error.
+    func testHugeHeadersAndTruncatedFilesAreRefused() throws {
+        var huge = try bytes("webp-lossless.webp")
+        let vp8l = (12..<(huge.count - 4)).first { Array(huge[$0..<($0 + 4)]) == Array("VP8L".utf8) }!
+        // After the chunk header and the 0x2F signature: 14 bits width − 1, 14 bits height − 1, little-endian.
+        let bits = UInt32(16383) | UInt32(16383) << 14 | UInt32(huge[vp8l + 12] >> 4) << 28
+        for k in 0..<4 { huge[vp8l + 9 + k] = UInt8(truncatingIfNeeded: bits >> (8 * k)) }
+        XCTAssertThrowsError(try Image(encoded: huge, name: "huge.webp")) {
+            XCTAssertTrue("\($0)".contains("16384×16384, over the limit"), "\($0)")
+        }
+        for name in ["webp-lossless.webp", "webp-lossy.webp", "webp-alpha-lossy.webp", "webp-animated.webp"] {
+            let whole = try bytes(name)
+            for length in stride(from: 0, to: whole.count, by: max(1, whole.count / 97)) {
+                XCTAssertThrowsError(try Image(encoded: Array(whole.prefix(length)), name: "cut.webp"), "\(name) cut at \(length)") {
+                    XCTAssertEqual(($0 as? ImageError)?.kind, .unreadableImage, "\(name) cut at \(length): \($0)")
+                }
+            }
+        }
+    }
+
+    func testLosslessOutputGivesThePixelsBackAndLossyIsClose() throws {
+        for image in [upright, rgba, try load("gray8.png")] {
+            let webp = try image.encoded(as: .webp)
+            XCTAssertEqual(ImageFormat(sniffing: webp), .webp)
+            let back = try Image(encoded: webp, name: "mem")
+            XCTAssertEqual(back, image.channels == 1 ? image.rgb() : image, "lossless, \(image.channels) channels (gray as RGB)")
+        }
+        // The colour under fully transparent pixels is kept too (cutouts keep the photo under alpha 0).
+        var hidden = rgba
+        for p in stride(from: 3, to: hidden.pixels.count, by: 4) { hidden.pixels[p] = p % 8 == 3 ? 0 : hidden.pixels[p] }
+        XCTAssertEqual(try Image(encoded: try hidden.webpData(), name: "mem"), hidden)
+        let lossy = try Image(encoded: try upright.encoded(as: .webp, options: EncodingOptions(webpQuality: 90)), name: "mem")
+        var total = 0
+        for (a, b) in zip(lossy.pixels, upright.pixels) { total += abs(Int(a) - Int(b)) }
+        XCTAssertLessThan(Double(total) / Double(upright.pixels.count), 6, "lossy at 90: close to the photo")
+        XCTAssertThrowsError(try Image(width: 16_384, height: 1, channels: 3, pixels: [UInt8](repeating: 0, count: 16_384 * 3)).webpData()) {
+            XCTAssertEqual(($0 as? ImageError)?.kind, .unsupportedOutput)
+        }
+        XCTAssertEqual(ImageFormat(path: "out.WEBP"), .webp)
+        XCTAssertEqual(ImageFormat.names(ImageFormat.writable), "PNG, JPEG or WebP")
+    }
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""The decode fixtures for image formats beyond PNG and JPEG, made with Debian's own encoders from the committed
+decode fixtures (re-runnable; run after Tools/make_fixtures.py has written Tests/Fixtures/decode/upright.png):
+
+    apt-get install webp libheif-examples     # cwebp, img2webp, webpmux; heif-enc
+    Tools/.venv/bin/pip install pillow-heif   # HEIC's reference decoder, and the writer of HEIF turns
+    Tools/.venv/bin/python Tools/make_format_fixtures.py
+
+Writes into Tests/Fixtures/decode/:
+- webp-lossless.webp (must decode to upright.png exactly), webp-lossy.webp and webp-lossy-pillow.png (Pillow's
+  decode of it, which swiftseg must match within the decoders' rounding);
+- webp-alpha.webp (lossless with alpha, exact colours under transparent pixels: rgba.png exactly),
+  webp-alpha-lossy.webp and webp-alpha-lossy-pillow.png;
+- webp-animated.webp: two lossless frames, upright.png then it upside down (the first frame is what is read);
+- webp-orientation-N.webp for N = 1…8: orientation-N.png's stored pixels, lossless, with an EXIF chunk holding
+  orientation N (for 3 and 6 after an `Exif\\0\\0` prefix, as some writers store it); upright.png once turned;
+- heic.heic and heic-alpha.heic (heif-enc, quality 90, from upright.png and rgba.png) with heic-pillow.png and
+  heic-alpha-pillow.png, pillow-heif's decodes (its own libheif, a newer one: the colour conversion may round
+  differently); avif.avif (heif-enc's AV1, libaom, 4:4:4) with avif-pillow.png (Pillow's own AVIF decoder,
+  libavif), and avif-420.avif (4:2:0, as most AVIFs) with avif-420-pillow.png: libavif upsamples the chroma
+  bilinearly, Debian's libheif 1.15 by repeating it, so near edges the two differ by more than rounding;
+  heic-10bit.heic (heif-enc -b 10 from rgb16.png), which must come out as 8-bit upright.png within rounding;
+- heic-orientation-N.heic for N = 1…8: orientation-N.png's stored pixels with HEIF's own turn (`irot`, `imir`)
+  for orientation N, as iPhones store photos (written by pillow-heif, which turns an EXIF orientation into
+  those boxes and sets the EXIF tag to 1; Debian's heif-enc 1.15 keeps the EXIF tag and writes no turn).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from PIL import Image, ImageOps
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "decode")
+
+
+def run(*args):
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def pixels(path, mode=None):
+    image = Image.open(path)
+    image.load()
+    return np.array(image.convert(mode) if mode else image)
+
+
+def main():
+    missing = [t for t in ("cwebp", "img2webp", "webpmux", "heif-enc") if shutil.which(t) is None]
+    if missing:
+        sys.exit(f"make_format_fixtures: {', '.join(missing)} missing (apt-get install webp libheif-examples)")
+    try:
+        import pillow_heif
+    except ImportError:
+        sys.exit("make_format_fixtures: pillow-heif missing (Tools/.venv/bin/pip install pillow-heif)")
+    pillow_heif.register_heif_opener()
+    upright, rgba = os.path.join(OUT, "upright.png"), os.path.join(OUT, "rgba.png")
+    out = lambda name: os.path.join(OUT, name)
+
+    run("cwebp", "-quiet", "-lossless", "-exact", upright, "-o", out("webp-lossless.webp"))
+    assert np.array_equal(pixels(out("webp-lossless.webp")), pixels(upright))
+    run("cwebp", "-quiet", "-q", "90", upright, "-o", out("webp-lossy.webp"))
+    Image.open(out("webp-lossy.webp")).save(out("webp-lossy-pillow.png"))
+
+    run("cwebp", "-quiet", "-lossless", "-exact", rgba, "-o", out("webp-alpha.webp"))
+    assert np.array_equal(pixels(out("webp-alpha.webp")), pixels(rgba))
+    run("cwebp", "-quiet", "-q", "90", "-exact", rgba, "-o", out("webp-alpha-lossy.webp"))
+    Image.open(out("webp-alpha-lossy.webp")).save(out("webp-alpha-lossy-pillow.png"))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        flipped = os.path.join(tmp, "flipped.png")
+        Image.open(upright).transpose(Image.ROTATE_180).save(flipped)
+        run("img2webp", "-lossless", "-d", "100", upright, flipped, "-o", out("webp-animated.webp"))
+        first = Image.open(out("webp-animated.webp"))
+        assert getattr(first, "n_frames", 1) == 2
+        assert np.array_equal(np.array(first.convert("RGB")), pixels(upright))
+
+        for o in range(1, 9):
+            stored = os.path.join(tmp, f"stored-{o}.png")
+            Image.open(out(f"orientation-{o}.png")).convert("RGB").save(stored)  # the pixels, no eXIf
+            plain = os.path.join(tmp, f"plain-{o}.webp")
+            run("cwebp", "-quiet", "-lossless", "-exact", stored, "-o", plain)
+            exif = Image.Exif()
+            exif[0x0112] = o
+            payload = exif.tobytes()  # b"Exif\0\0" + the TIFF structure
+            if o not in (3, 6):
+                payload = payload[6:]
+            exif_file = os.path.join(tmp, f"exif-{o}.bin")
+            with open(exif_file, "wb") as f:
+                f.write(payload)
+            run("webpmux", "-set", "exif", exif_file, plain, "-o", out(f"webp-orientation-{o}.webp"))
+            turned = ImageOps.exif_transpose(Image.open(out(f"webp-orientation-{o}.webp")))
+            assert np.array_equal(np.array(turned.convert("RGB")), pixels(upright)), o
+
+    run("heif-enc", "-q", "90", "-o", out("heic.heic"), upright)
+    Image.open(out("heic.heic")).convert("RGB").save(out("heic-pillow.png"))
+    run("heif-enc", "-q", "90", "-o", out("heic-alpha.heic"), rgba)
+    Image.open(out("heic-alpha.heic")).convert("RGBA").save(out("heic-alpha-pillow.png"))
+    run("heif-enc", "-A", "-q", "90", "-p", "chroma=444", "-o", out("avif.avif"), upright)
+    Image.open(out("avif.avif")).convert("RGB").save(out("avif-pillow.png"))
+    run("heif-enc", "-A", "-q", "90", "-o", out("avif-420.avif"), upright)
+    Image.open(out("avif-420.avif")).convert("RGB").save(out("avif-420-pillow.png"))
+    run("heif-enc", "-b", "10", "-q", "95", "-o", out("heic-10bit.heic"), out("rgb16.png"))
+    for o in range(1, 9):
+        stored = Image.open(out(f"orientation-{o}.png"))
+        exif = Image.Exif()
+        exif[0x0112] = o
+        stored.convert("RGB").save(out(f"heic-orientation-{o}.heic"), quality=95, exif=exif.tobytes())
+        back = Image.open(out(f"heic-orientation-{o}.heic"))
+        assert back.size == (60, 40) and back.getexif().get(0x0112, 1) == 1, (o, back.size)
+    made = ("webp-", "heic", "avif")
+    print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.startswith(made))))
+
+
+if __name__ == "__main__":
+    main()
