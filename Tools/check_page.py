@@ -85,6 +85,18 @@ def main():
             wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
             checks["mask replaces the cutout"] = browser.execute_script(
                 "return document.getElementById('result').naturalWidth") > 0
+            # WebP out: the download becomes a .webp file whose bytes are WebP.
+            from selenium.webdriver.support.ui import Select
+            shown = browser.find_element(By.ID, "result").get_attribute("src")
+            Select(browser.find_element(By.ID, "format")).select_by_value("webp")
+            wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != shown)
+            wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
+            head = browser.execute_async_script(
+                "const done = arguments[0]; fetch(document.getElementById('download').href).then(r => r.arrayBuffer())"
+                ".then(b => done(Array.from(new Uint8Array(b.slice(0, 12)))));")
+            checks["WebP download"] = (bytes(head[8:12]) == b"WEBP"
+                                       and browser.find_element(By.ID, "download").get_attribute("download").endswith(".webp"))
+            Select(browser.find_element(By.ID, "format")).select_by_value("png")
             # Another format: the file picker offers WebP, and a WebP photo gets its cutout too.
             checks["picker offers WebP"] = "image/webp" in browser.find_element(By.ID, "file").get_attribute("accept")
             mask_src = browser.find_element(By.ID, "result").get_attribute("src")

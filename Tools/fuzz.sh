@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # libFuzzer on the parsers that read untrusted bytes: the image decoders (every ImageFormat: PNG, JPEG, WebP,
-# HEIC, AVIF; EXIF, limits) and the safetensors weights loader (Sources/swiftseg-fuzz/FuzzEntry.swift). Only the
+# HEIC, AVIF, TIFF; EXIF, ICC, limits) and the safetensors weights loader (Sources/swiftseg-fuzz/FuzzEntry.swift). Only the
 # Swift code is instrumented: mutations reach libwebp, libheif and their decoders, but its coverage does not
 # guide them inside those.
 #
@@ -21,5 +21,6 @@ cp Tests/Fixtures/decode/* "$corpus/"
 # The weights file's 8-byte length and JSON header (its 4.7 MB of floats would only slow the fuzzer down).
 header=$(od -An -t u8 -N8 Weights/u2netp.safetensors | tr -d ' ')
 head -c $((8 + header)) Weights/u2netp.safetensors > "$corpus/u2netp-header.safetensors"
-exec "$scratch/release/swiftseg-fuzz" "$corpus" -artifact_prefix="$scratch/crashes/" -max_len=262144 \
+# Swift's own crash backtracer would catch the signal first, and libFuzzer would save no input: off.
+SWIFT_BACKTRACE=enable=no exec "$scratch/release/swiftseg-fuzz" "$corpus" -artifact_prefix="$scratch/crashes/" -max_len=262144 \
   -rss_limit_mb=2048 -timeout=10 "$@"

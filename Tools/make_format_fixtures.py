@@ -2,7 +2,7 @@
 """The decode fixtures for image formats beyond PNG and JPEG, made with Debian's own encoders from the committed
 decode fixtures (re-runnable; run after Tools/make_fixtures.py has written Tests/Fixtures/decode/upright.png):
 
-    apt-get install webp libheif-examples     # cwebp, img2webp, webpmux; heif-enc
+    apt-get install webp libheif-examples colord-data libtiff-tools imagemagick
     Tools/.venv/bin/pip install pillow-heif   # HEIC's reference decoder, and the writer of HEIF turns
     Tools/.venv/bin/python Tools/make_format_fixtures.py
 
@@ -20,6 +20,12 @@ Writes into Tests/Fixtures/decode/:
   libavif), and avif-420.avif (4:2:0, as most AVIFs) with avif-420-pillow.png: libavif upsamples the chroma
   bilinearly, Debian's libheif 1.15 by repeating it, so near edges the two differ by more than rounding;
   heic-10bit.heic (heif-enc -b 10 from rgb16.png), which must come out as 8-bit upright.png within rounding;
+- profile-adobe-rgb.{jpg,png,webp,heic}: upright.png carrying Adobe RGB (1998)'s ICC profile (colord-data's, CC0;
+  adobe-rgb.icc is a copy) in JPEG APP2, PNG iCCP, WebP ICCP and HEIF `colr` (Pillow, cwebp, heif-enc);
+- tiff-rgb.tif, tiff-lzw.tif (upright.png exactly), tiff-rgba.tif (rgba.png, deflate; libtiff hands alpha
+  premultiplied, so colours under low alpha come back within rounding), tiff-gray.tif (gray8.png), tiff-16bit.tif
+  (rgb16.png through ImageMagick: upright.png within 1), tiff-pages.tif (two pages: the first is upright.png),
+  profile-adobe-rgb.tif, and tiff-orientation-N.tif (orientation-N.png's pixels, Orientation tag N by tiffset);
 - heic-orientation-N.heic for N = 1…8: orientation-N.png's stored pixels with HEIF's own turn (`irot`, `imir`)
   for orientation N, as iPhones store photos (written by pillow-heif, which turns an EXIF orientation into
   those boxes and sets the EXIF tag to 1; Debian's heif-enc 1.15 keeps the EXIF tag and writes no turn).
@@ -36,6 +42,7 @@ from PIL import Image, ImageOps
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "decode")
+ADOBE_RGB = "/usr/share/color/icc/colord/AdobeRGB1998.icc"
 
 
 def run(*args):
@@ -49,9 +56,11 @@ def pixels(path, mode=None):
 
 
 def main():
-    missing = [t for t in ("cwebp", "img2webp", "webpmux", "heif-enc") if shutil.which(t) is None]
+    missing = [t for t in ("cwebp", "img2webp", "webpmux", "heif-enc", "tiffcp", "tiffset", "convert") if shutil.which(t) is None]
+    if not os.path.exists(ADOBE_RGB):
+        missing.append("colord-data")
     if missing:
-        sys.exit(f"make_format_fixtures: {', '.join(missing)} missing (apt-get install webp libheif-examples)")
+        sys.exit(f"make_format_fixtures: {', '.join(missing)} missing (apt-get install webp libheif-examples colord-data libtiff-tools imagemagick)")
     try:
         import pillow_heif
     except ImportError:
@@ -111,7 +120,36 @@ def main():
         stored.convert("RGB").save(out(f"heic-orientation-{o}.heic"), quality=95, exif=exif.tobytes())
         back = Image.open(out(f"heic-orientation-{o}.heic"))
         assert back.size == (60, 40) and back.getexif().get(0x0112, 1) == 1, (o, back.size)
-    made = ("webp-", "heic", "avif")
+
+    # A colour profile in every format that holds one: Adobe RGB (1998) from Debian's colord-data (CC0).
+    shutil.copyfile(ADOBE_RGB, out("adobe-rgb.icc"))
+    icc = open(ADOBE_RGB, "rb").read()
+    Image.open(upright).convert("RGB").save(out("profile-adobe-rgb.jpg"), quality=95, icc_profile=icc)
+    Image.open(upright).convert("RGB").save(out("profile-adobe-rgb.png"), icc_profile=icc)
+    run("cwebp", "-quiet", "-lossless", "-metadata", "icc", out("profile-adobe-rgb.png"), "-o", out("profile-adobe-rgb.webp"))
+    run("heif-enc", "-q", "90", "-o", out("profile-adobe-rgb.heic"), out("profile-adobe-rgb.png"))
+    for ext in ("jpg", "png", "webp", "heic"):
+        assert Image.open(out(f"profile-adobe-rgb.{ext}")).info.get("icc_profile") == icc, ext
+
+    # TIFF: Pillow's writer (uncompressed and LZW), ImageMagick for 16-bit RGB, libtiff's tiffset for the
+    # Orientation tag and tiffcp for a second page.
+    Image.open(upright).convert("RGB").save(out("tiff-rgb.tif"))
+    Image.open(upright).convert("RGB").save(out("tiff-lzw.tif"), compression="tiff_lzw")
+    Image.open(rgba).save(out("tiff-rgba.tif"), compression="tiff_adobe_deflate")
+    Image.open(out("gray8.png")).save(out("tiff-gray.tif"))
+    run("convert", out("rgb16.png"), "-depth", "16", "-compress", "zip", out("tiff-16bit.tif"))
+    Image.open(upright).convert("RGB").save(out("profile-adobe-rgb.tif"), icc_profile=icc)
+    assert Image.open(out("profile-adobe-rgb.tif")).info.get("icc_profile") == icc
+    with tempfile.TemporaryDirectory() as tmp:
+        second = os.path.join(tmp, "second.tif")
+        Image.open(upright).transpose(Image.ROTATE_180).convert("RGB").save(second)
+        run("tiffcp", out("tiff-rgb.tif"), second, out("tiff-pages.tif"))
+        for o in range(1, 9):
+            Image.open(out(f"orientation-{o}.png")).convert("RGB").save(out(f"tiff-orientation-{o}.tif"))
+            run("tiffset", "-s", "274", str(o), out(f"tiff-orientation-{o}.tif"))
+            turned = ImageOps.exif_transpose(Image.open(out(f"tiff-orientation-{o}.tif")))
+            assert np.array_equal(np.array(turned.convert("RGB")), pixels(upright)), o
+    made = ("webp-", "heic", "avif", "profile-", "adobe-", "tiff-")
     print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.startswith(made))))
 
 

@@ -18,6 +18,8 @@ enum ClassifyCommand {
                        help: "How the photo becomes the network's square input: centerCrop (default: the\ncentral square), scaleFit (the whole photo on black bars) or scaleFill (stretched)."),
             OptionSpec(names: ["--json"], valueName: nil,
                        help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, model, cropAndScale, classifications (identifier, confidence, classIndex),\ntimingsMs."),
+            OptionSpec(names: ["--full-decode"], valueName: nil,
+                       help: "Decode whole photos (default: a JPEG at the smallest DCT scale whose longer side\nis still \(ClassifyImageRequest.photoSide) px, which the fit to 224×224 shrinks anyway)."),
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
             BatchOptions.jobs,
@@ -51,12 +53,14 @@ enum ClassifyCommand {
         var isBatch: Bool
         var request: ClassifyImageRequest
         var json: Bool
+        var fullDecode: Bool
         var batch: BatchOptions.Settings
 
         init(_ args: ParsedArguments) throws {
             (inputs, isBatch) = try BatchOptions.inputs(args, subcommand: "classify")
             request = try args.parse(ClassifyImageRequest.init(parameters:))
             json = args.has("--json")
+            fullDecode = args.has("--full-decode")
             batch = try BatchOptions.Settings(args, threads: try ModelOptions.threads(args))
             if !isBatch { try BatchOptions.refuseBatchFlags(args) }
         }
@@ -87,7 +91,9 @@ enum ClassifyCommand {
     static func runSingle(_ options: Options, classifier: Classifier) throws {
         let input = options.inputs[0]
         let start = DispatchTime.now().uptimeNanoseconds
-        let photo = try InferCommand.readImage(input, options: options.batch.decoding)
+        let (bytes, name) = try InferCommand.readBytes(input, options: options.batch.decoding)
+        let photo = try ClassifyImageRequest.decode(bytes, name: name, options: options.batch.decoding,
+                                                    fullSize: options.fullDecode)
         let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         let result = classifier.classify(photo, request: options.request)
         print(try text(result, input: input == "-" ? nil : input, options: options, model: classifier.model.name,
@@ -117,11 +123,16 @@ enum ClassifyCommand {
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
         let request = options.request, model = classifiers[0].model.name
+        let decoding = options.batch.decoding, fullSize = options.fullDecode
         BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding,
                     cores: classifiers.first?.configuration.coreBudget).run(
             items,
+            decode: { path in
+                try ClassifyImageRequest.decode(try Image.fileBytes(path, options: decoding), name: path,
+                                                options: decoding, fullSize: fullSize)
+            },
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
-            encode: { _ in [] },
+            files: { _, _ in [] },  // results go to standard output
             report: { result in
                 let top = result.value?.observations.first
                 manifest?.append(result.manifestLine(["identifier": top?.identifier ?? NSNull(),

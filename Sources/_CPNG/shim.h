@@ -6,3 +6,8 @@
 static inline int swiftseg_deflateInit2(z_streamp stream, int level, int strategy) {
     return deflateInit2(stream, level, Z_DEFLATED, 15, 8, strategy);
 }
+
+// inflateInit is a macro too: the reader of PNG's iCCP chunk (a compressed colour profile) calls this.
+static inline int swiftseg_inflateInit(z_streamp stream) {
+    return inflateInit(stream);
+}

@@ -118,7 +118,7 @@ final class CLITests: CLITestCase {
         try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/ops/sigmoid.safetensors")).write(to: URL(fileURLWithPath: corruptWeights))
         let cases: [([String], String)] = [
             (["infer", "\(tmp)/missing.jpg", "-o", out], "no such file"),
-            (["infer", notImage, "-o", out], "not a PNG, JPEG, WebP, HEIC or AVIF"),
+            (["infer", notImage, "-o", out], "not a PNG, JPEG, WebP, HEIC, AVIF or TIFF"),
             (["infer", empty, "-o", out], "empty"),
             (["infer", truncated, "-o", out], "truncated JPEG"),
             (["infer", tmp, "-o", out], "-o names a folder"),
@@ -231,12 +231,13 @@ final class CLITests: CLITestCase {
     func testWebPInAndOut() throws {
         let png = "\(Self.fixtures)/decode/upright.png", webp = "\(Self.fixtures)/decode/webp-lossless.webp"
         func bytes(_ path: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))) }
-        XCTAssertEqual(try run(["infer", png, "-o", "\(tmp)/from-png.png"]).status, 0)
-        XCTAssertEqual(try run(["infer", webp, "-o", "\(tmp)/from-webp.png"]).status, 0)
+        // (The PNG carries an sRGB profile that cwebp left out, so the cutouts differ by it: the masks compare.)
+        XCTAssertEqual(try run(["infer", png, "--mask", "-o", "\(tmp)/from-png.png"]).status, 0)
+        XCTAssertEqual(try run(["infer", webp, "--mask", "-o", "\(tmp)/from-webp.png"]).status, 0)
         XCTAssertEqual(try bytes("\(tmp)/from-webp.png"), try bytes("\(tmp)/from-png.png"))
         for (arguments, chunk) in [([String](), "VP8L"), (["--webp-quality", "70"], "VP8X")] {
             let out = "\(tmp)/cutout-\(chunk).webp"
-            let r = try run(["infer", png, "-o", out] + arguments)
+            let r = try run(["infer", webp, "-o", out] + arguments)  // no profile: a plain lossless file is VP8L
             XCTAssertEqual(r.status, 0, r.stderr)
             let written = try bytes(out)
             XCTAssertEqual(String(decoding: written[0..<4] + written[8..<16], as: UTF8.self), "RIFFWEBP" + chunk, "\(arguments)")
@@ -272,6 +273,26 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(Array(try bytes("\(tmp)/card.webp")[8..<12]), Array("WEBP".utf8))
     }
 
+    /// A photo's colour profile goes into the cutout (PNG iCCP), the composite (JPEG APP2) and WebP (ICCP), and
+    /// not into a mask. (The bytes themselves: SwiftsegImageTests' ColorProfileTests.)
+    func testTheColourProfileIsKept() throws {
+        let photo = "\(Self.fixtures)/decode/profile-adobe-rgb.jpg"
+        func contains(_ path: String, _ marker: String) throws -> Bool {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))), m = Array(marker.utf8)
+            return (0...(bytes.count - m.count)).contains { Array(bytes[$0..<($0 + m.count)]) == m }
+        }
+        for (arguments, out, marker) in [([String](), "cutout.png", "iCCP"), (["--background", "#ffffff"], "composite.jpg", "ICC_PROFILE"),
+                                         ([], "cutout.webp", "ICCP"), (["--mask"], "mask.png", "")] {
+            let r = try run(["infer", photo, "-o", "\(tmp)/\(out)"] + arguments)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            if marker.isEmpty {
+                XCTAssertFalse(try contains("\(tmp)/\(out)", "iCCP"), "a mask has no colour profile")
+            } else {
+                XCTAssertTrue(try contains("\(tmp)/\(out)", marker), out)
+            }
+        }
+    }
+
     func testJPEGOutputAndOrientation() throws {
         let out = "\(tmp)/composite.jpg"
         let r = try run(["infer", photo("rocket.jpg"), "--background", "#ffffff", "-o", out, "--jpeg-quality", "80"])
@@ -301,7 +322,7 @@ final class CLITests: CLITestCase {
 
         let first = try run(["infer", input, "-o", out, "--manifest", manifest, "--mask", "--jobs", "2"])
         XCTAssertEqual(first.status, 1, "one photo failed")
-        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG, JPEG, WebP, HEIC or AVIF image"), first.stderr)
+        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG, JPEG, WebP, HEIC, AVIF or TIFF image"), first.stderr)
         let written = Set(try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix(".png") })
         XCTAssertEqual(written, ["coins.mask.png", "sub/a.JPG.mask.png", "sub/a.png.mask.png"])
         let lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
@@ -388,7 +409,7 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3, re-encoded as PNG; weights error"), out)
-        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG, JPEG, WebP, HEIC or AVIF image; weights: a complete U²-Net"), out)
+        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG, JPEG, WebP, HEIC, AVIF or TIFF image; weights: a complete U²-Net"), out)
         XCTAssertTrue(out.contains("cmyk.jpg: image 60×40×3, re-encoded as PNG"), out)
         XCTAssertEqual(try run(["\(tmp)/missing"], binary: harness).status, 1)
     }

@@ -253,6 +253,6 @@ final class EncodingTests: XCTestCase {
         }
         XCTAssertEqual(ImageFormat(path: "a/B.JPEG"), .jpeg)
         XCTAssertEqual(ImageFormat(path: "x.png"), .png)
-        XCTAssertNil(ImageFormat(path: "x.tif"))
+        XCTAssertNil(ImageFormat(path: "x.bmp"))
     }
 }

@@ -50,6 +50,28 @@ final class ClassificationTests: XCTestCase {
         XCTAssertEqual(one.map(\.identifier), ["espresso"])
     }
 
+    /// A large JPEG is decoded reduced (at 1/2 here, 2400 → 1200 px ≥ ``ClassifyImageRequest/photoSide``) and gives
+    /// the labels of the whole decode, reported with the full photo's size. (On 87 real phone photos, 1600 px and
+    /// 12–16 MP: the same top-1 on all, top-5 confidences within 0.023: PERF.md.)
+    func testLargeJPEGsAreDecodedReducedWithTheSameLabels() throws {
+        for name in ["coffee.png", "chelsea.png", "rocket.jpg"] {
+            let big = LanczosResampler.resize(try Image(contentsOfFile: Fixtures.path("photos/\(name)")).rgb(), width: 2400, height: 1600)
+            let jpeg = try big.jpegData(quality: 92)
+            let reduced = try ClassifyImageRequest.decode(jpeg, name: name)
+            XCTAssertEqual([reduced.denominator, reduced.image.width, reduced.fullWidth, reduced.fullHeight], [2, 1200, 2400, 1600])
+            let full = try ClassifyImageRequest.decode(jpeg, name: name, fullSize: true)
+            XCTAssertEqual(full.denominator, 1)
+            let request = ClassifyImageRequest(maximumResults: 5)
+            let a = Self.classifier.classify(reduced, request: request), b = Self.classifier.classify(full, request: request)
+            XCTAssertEqual([a.width, a.height], [2400, 1600], "the full photo's size in the report")
+            XCTAssertEqual(a.observations.first?.identifier, b.observations.first?.identifier, name)
+            for o in b.observations {
+                let other = a.observations.first { $0.classIndex == o.classIndex }?.confidence ?? 0
+                XCTAssertEqual(other, o.confidence, accuracy: 0.03, "\(name) \(o.identifier)")
+            }
+        }
+    }
+
     /// The report is the CLI's --json contract.
     func testReportHasTheContractKeys() throws {
         let photo = try Image(contentsOfFile: Fixtures.path("photos/coffee.png"))

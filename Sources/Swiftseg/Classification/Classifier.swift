@@ -86,6 +86,14 @@ public final class Classifier {
         return (0..<count).map { "class \($0)" }
     }
 
+    /// The top classes of a photo decoded reduced (``ClassifyImageRequest/decode(_:name:options:fullSize:)``),
+    /// reported with the full photo's size.
+    public func classify(_ photo: ReducedImage, request: ClassifyImageRequest) -> ClassificationResult {
+        let r = classify(photo.image, request: request)
+        return ClassificationResult(observations: r.observations, width: photo.fullWidth, height: photo.fullHeight,
+                                    preprocessMs: r.preprocessMs, networkMs: r.networkMs, postprocessMs: r.postprocessMs)
+    }
+
     /// The top classes of `image` and where the time went.
     public func classify(_ image: Image, request: ClassifyImageRequest) -> ClassificationResult {
         var t0 = DispatchTime.now().uptimeNanoseconds

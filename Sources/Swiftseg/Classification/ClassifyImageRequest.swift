@@ -30,6 +30,19 @@ public struct ClassifyImageRequest: Sendable, Equatable {
         self.maximumResults = maximumResults
     }
 
+    /// The longer side a photo is decoded to at least for classification: a JPEG is decoded at the smallest of
+    /// libjpeg-turbo's DCT scales (1/2, 1/4, 1/8) that keeps it (a 12 MP phone photo at 1/4, 1008×756), which
+    /// the Lanczos fit to 224×224 then shrinks as it would the whole photo; other formats decode whole.
+    public static let photoSide = 1000
+
+    /// A photo's bytes decoded for classification: reduced to ``photoSide`` (see there), or whole with
+    /// `fullSize`; errors and limits as ``Image/init(encoded:name:options:)``.
+    public static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions(),
+                              fullSize: Bool = false) throws -> ReducedImage {
+        fullSize ? ReducedImage(try Image(encoded: bytes, name: name, options: options))
+                 : try ReducedImage(encoded: bytes, name: name, options: options, minimumLongerSide: photoSide)
+    }
+
     /// Runs `classifier` on `image` (EXIF-upright already, as decoded) and returns the top classes.
     public func perform(on image: Image, using classifier: Classifier) -> [ClassificationObservation] {
         classifier.classify(image, request: self).observations

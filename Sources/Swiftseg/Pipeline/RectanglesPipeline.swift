@@ -94,12 +94,12 @@ public struct RectanglesResult: Sendable {
             Drawing.strokePolygon(quad, on: &out, lineWidth: lineWidth, color: color)
             Drawing.fillDisc(center: quad[0], radius: lineWidth * 2, on: &out, color: color)
         }
-        return out
+        return out  // rgb() kept the photo's profile
     }
 
     /// Each rectangle's content, upright (`RectangleObservation.perspectiveCorrected(from:)`), best first.
     public func extracts(from photo: Image) -> [Image] {
-        observations.compactMap { $0.perspectiveCorrected(from: photo) }
+        observations.compactMap { $0.perspectiveCorrected(from: photo)?.withProfile(photo.iccProfile) }
     }
 }
 

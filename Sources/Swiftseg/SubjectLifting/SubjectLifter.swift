@@ -88,6 +88,7 @@ extension LiftingOptions {
             guard !instances.isEmpty else { throw SubjectLiftingError("nothing to crop to: no subject was found") }
             image = Compositing.crop(image, to: try observation.extent(ofInstances: instances))
         }
+        if output != .mask { image.iccProfile = photo.iccProfile }  // the photo's colours; a mask's levels are none
         return LiftedSubject(image: image, observation: observation, chosen: chosen ?? observation.allInstances,
                              renderMs: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
     }

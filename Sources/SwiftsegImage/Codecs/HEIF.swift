@@ -62,6 +62,18 @@ enum HEIF {
         }
     }
 
+    /// The primary image's ICC profile (`colr` of type `prof` or `rICC`); nil for none, or for an `nclx`
+    /// colour description (not turned into a profile yet: most are sRGB's).
+    static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
+        try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { handle in
+            let type = heif_image_handle_get_color_profile_type(handle)
+            guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+            var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
+            guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+            return profile
+        }
+    }
+
     static func decode(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> Image {
         try withPrimaryImage(bytes, name: name, format: format, options: options) { handle in
             let alpha = heif_image_handle_has_alpha_channel(handle) != 0
@@ -111,6 +123,7 @@ enum HEICCodec: ImageCodec {
     /// The file's `irot`/`imir` turn it upright as it is decoded; its EXIF orientation, if any, describes the
     /// same turn and is not applied again.
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
+    static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
         throw ImageError(.unsupportedOutput, "swiftseg reads HEIC but does not write it: write a .png, .jpg or .webp")
     }
@@ -132,6 +145,7 @@ enum AVIFCodec: ImageCodec {
     }
     /// As for HEIC: the file's own transformations turn it upright.
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
+    static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
         throw ImageError(.unsupportedOutput, "swiftseg reads AVIF but does not write it: write a .png, .jpg or .webp")
     }

@@ -2,7 +2,7 @@ import Foundation
 
 /// One image file format: its signature, a header probe that gives the size before any pixel memory is
 /// allocated, its decoder, where its EXIF orientation lives, and its encoder. One file per format in this folder
-/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
+/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift, TIFF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
 /// exist (decoding, orientation, the service's 415, a batch's file extensions, the fuzz harness, help texts)
 /// reads that list.
 protocol ImageCodec {
@@ -26,7 +26,10 @@ protocol ImageCodec {
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int)
     /// The EXIF orientation stored in the file, nil when there is none or it is malformed.
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation?
-    /// The image as this format's bytes (gray, RGB or RGBA, 8-bit).
+    /// The ICC profile stored in the file, nil when there is none or it is malformed.
+    static func iccProfile(_ bytes: [UInt8]) -> [UInt8]?
+    /// The image as this format's bytes (gray, RGB or RGBA, 8-bit), with its ``Image/fittingProfile`` where the
+    /// format holds one.
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8]
 }
 
@@ -39,10 +42,10 @@ extension ImageCodec {
 /// ```swift
 /// ImageFormat(path: "out.webp")                 // .webp: what a file's extension names
 /// ImageFormat(sniffing: bytes)                  // .heic: what a file's first bytes say it is
-/// ImageFormat.names()                           // "PNG, JPEG, WebP, HEIC or AVIF"
+/// ImageFormat.names()                           // "PNG, JPEG, WebP, HEIC, AVIF or TIFF"
 /// ```
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case png, jpeg, webp, heic, avif
+    case png, jpeg, webp, heic, avif, tiff
 
     var codec: any ImageCodec.Type {
         switch self {
@@ -51,6 +54,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .webp: WebPCodec.self
         case .heic: HEICCodec.self
         case .avif: AVIFCodec.self
+        case .tiff: TIFFCodec.self
         }
     }
 
@@ -66,7 +70,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// The media type of its files ("image/webp").
     public var mediaType: String { codec.mediaType }
 
-    /// The format a path's extension names (case-insensitive: .png, .jpg, .jpeg, .webp, .heic, .heif, .avif), or nil.
+    /// The format a path's extension names (case-insensitive: .png, .jpg, .jpeg, .webp, .heic, .heif, .avif, .tif,
+    /// .tiff), or nil.
     public init?(path: String) {
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard let format = ImageFormat.allCases.first(where: { $0.extensions.contains(ext) }) else { return nil }
@@ -82,7 +87,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Every extension of every format, lower case (what a batch picks up in folders).
     public static let allExtensions: Set<String> = Set(allCases.flatMap(\.extensions))
 
-    /// The formats' names for messages: "PNG, JPEG, WebP, HEIC or AVIF" (`writable`: "PNG, JPEG or WebP").
+    /// The formats' names for messages: "PNG, JPEG, WebP, HEIC, AVIF or TIFF" (`writable`: "PNG, JPEG or WebP").
     public static func names(_ formats: [ImageFormat] = allCases) -> String {
         let all = formats.map(\.name)
         return all.dropLast().joined(separator: ", ") + " or " + all.last!

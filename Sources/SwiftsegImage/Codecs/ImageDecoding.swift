@@ -87,8 +87,13 @@ extension Image {
         let codec = format.codec
         let (fullWidth, fullHeight) = try codec.probe(bytes, name: name, options: options)
         try checkLimits(width: fullWidth, height: fullHeight, name: name, limits: options)
-        let (image, denominator) = try codec.decode(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
-        return ReducedImage(stored: image, fullWidth: fullWidth, fullHeight: fullHeight, denominator: denominator,
+        var (image, denominator) = try codec.decode(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
+        image.iccProfile = codec.iccProfile(bytes)  // the stored picture's: turns below keep it
+        // At full scale the picture is the truth (a damaged HEIF's header can promise another size than its
+        // decoder makes); reduced, only JPEG's DCT scales, whose full size is the header's.
+        if denominator == 1 { try checkLimits(width: image.width, height: image.height, name: name, limits: options) }
+        return ReducedImage(stored: image, fullWidth: denominator == 1 ? image.width : fullWidth,
+                            fullHeight: denominator == 1 ? image.height : fullHeight, denominator: denominator,
                             orientation: options.appliesOrientation ? codec.orientation(bytes) ?? .up : .up)
     }
 

@@ -53,11 +53,11 @@ public struct EncodingOptions: Sendable, Equatable {
 }
 
 extension Image {
-    /// The image as PNG bytes (gray, RGB or RGBA, 8-bit); `parts`: threads to share the work with (the same
+    /// The image as PNG bytes (gray, RGB or RGBA, 8-bit; its profile in an iCCP chunk); `parts`: threads to share the work with (the same
     /// bytes either way).
     public func pngData(compression: PNGCompression = .fast, parts: ParallelParts = .serial) throws -> [UInt8] {
         try PNGEncoder.encode(width: width, height: height, channels: channels, bitDepth: 8,
-                              rows: pixels, compression: compression, parts: parts)
+                              rows: pixels, compression: compression, parts: parts, iccProfile: fittingProfile)
     }
 
     /// The image as JPEG bytes. JPEG has no alpha channel, so RGBA images are refused.

@@ -83,23 +83,69 @@ enum JPEGCodec: ImageCodec {
     }
 
     static func orientation(_ b: [UInt8]) -> ExifOrientation? {
+        var result: ExifOrientation?
+        forEachSegment(b) { marker, start, end in
+            guard marker == 0xE1, end - start >= 6, Array(b[start..<(start + 6)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] else { return true }
+            result = ExifOrientation.fromTIFF(b, start: start + 6, end: end)
+            return false
+        }
+        return result
+    }
+
+    /// The marker segments before the picture's data: `body(marker, start, end)` for each (the segment's payload
+    /// in `b[start..<end]`) until it returns false.
+    static func forEachSegment(_ b: [UInt8], _ body: (UInt8, Int, Int) -> Bool) {
         var i = 2
         while i + 4 <= b.count, b[i] == 0xFF {
             let marker = b[i + 1]
-            if marker == 0xD9 || marker == 0xDA { return nil }  // end of image, start of scan: no EXIF before data
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+            if marker == 0xD9 || marker == 0xDA { return }  // end of image, start of scan
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) || marker == 0xFF { i += marker == 0xFF ? 1 : 2; continue }
             let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
-            guard length >= 2, i + 2 + length <= b.count else { return nil }
-            if marker == 0xE1, length >= 8, Array(b[(i + 4)..<(i + 10)]) == [0x45, 0x78, 0x69, 0x66, 0, 0] {
-                return ExifOrientation.fromTIFF(b, start: i + 10, end: i + 2 + length)
-            }
+            guard length >= 2, i + 2 + length <= b.count else { return }
+            if !body(marker, i + 4, i + 2 + length) { return }
             i += 2 + length
         }
-        return nil
     }
 
-    /// The image as JPEG bytes (``EncodingOptions/jpegQuality``). JPEG has no alpha channel, so RGBA images are
-    /// refused.
+    static let iccSignature = Array("ICC_PROFILE".utf8) + [0]
+
+    /// The profile in the APP2 `ICC_PROFILE` segments (each: the signature, its number from 1, the count, a
+    /// piece), put together in order; nil when absent or when pieces are missing or repeated.
+    static func iccProfile(_ b: [UInt8]) -> [UInt8]? {
+        var pieces: [Int: ArraySlice<UInt8>] = [:], count = 0
+        forEachSegment(b) { marker, start, end in
+            if marker == 0xE2, end - start > 14, Array(b[start..<(start + 12)]) == iccSignature {
+                let number = Int(b[start + 12])
+                count = Int(b[start + 13])
+                if pieces[number] != nil { count = -1; return false }
+                pieces[number] = b[(start + 14)..<end]
+            }
+            return true
+        }
+        guard count > 0, pieces.count == count, (1...count).allSatisfy({ pieces[$0] != nil }) else { return nil }
+        return (1...count).flatMap { Array(pieces[$0]!) }
+    }
+
+    /// `profile` as APP2 `ICC_PROFILE` segments placed after the encoder's first segments (SOI, JFIF APP0), as
+    /// libjpeg's `jpeg_write_icc_profile` places them: pieces of at most 65,519 bytes.
+    static func insertingProfile(_ profile: [UInt8], into jpeg: [UInt8]) -> [UInt8] {
+        let pieceSize = 65_519
+        let count = (profile.count + pieceSize - 1) / pieceSize
+        guard count > 0, count < 256 else { return jpeg }
+        var at = 2
+        if jpeg.count > 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 { at = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5])) }
+        var segments: [UInt8] = []
+        for n in 0..<count {
+            let piece = profile[(n * pieceSize)..<min(profile.count, (n + 1) * pieceSize)]
+            let length = 2 + iccSignature.count + 2 + piece.count
+            segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + iccSignature + [UInt8(n + 1), UInt8(count)]
+            segments += piece
+        }
+        return Array(jpeg[..<at]) + segments + Array(jpeg[at...])
+    }
+
+    /// The image as JPEG bytes (``EncodingOptions/jpegQuality``), its profile in APP2 segments. JPEG has no
+    /// alpha channel, so RGBA images are refused.
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
         try encode(image, quality: options.jpegQuality)
     }
@@ -120,6 +166,7 @@ enum JPEGCodec: ImageCodec {
         }
         defer { tjFree(buffer) }
         guard status == 0, let buffer else { throw ImageError(.codecFailure, "cannot encode JPEG: \(String(cString: tjGetErrorStr2(handle)))") }
-        return Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+        let jpeg = Array(UnsafeBufferPointer(start: buffer, count: Int(size)))
+        return image.fittingProfile.map { insertingProfile($0, into: jpeg) } ?? jpeg
     }
 }

@@ -77,7 +77,51 @@ enum PNGCodec: ImageCodec {
 
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
         try PNGEncoder.encode(width: image.width, height: image.height, channels: image.channels, bitDepth: 8,
-                              rows: image.pixels, compression: options.pngCompression, parts: parts)
+                              rows: image.pixels, compression: options.pngCompression, parts: parts,
+                              iccProfile: image.fittingProfile)
+    }
+
+    /// The profile of the `iCCP` chunk (a name, compression method 0, a zlib stream), inflated; nil when there
+    /// is none or it does not inflate (to at most 64 MiB).
+    static func iccProfile(_ b: [UInt8]) -> [UInt8]? {
+        var compressed: ArraySlice<UInt8>?
+        PNGChunks.forEach(b) { type, range in
+            if type == "iCCP", let nul = b[range].prefix(80).firstIndex(of: 0), nul + 2 <= range.upperBound, b[nul + 1] == 0 {
+                compressed = b[(nul + 2)..<range.upperBound]
+                return false
+            }
+            return type != "IDAT"
+        }
+        return compressed.flatMap { inflateZlib(Array($0), limit: 64 << 20) }
+    }
+
+    /// A whole zlib stream inflated, nil if it is corrupt, truncated or would exceed `limit` bytes.
+    static func inflateZlib(_ data: [UInt8], limit: Int) -> [UInt8]? {
+        var stream = z_stream()
+        guard swiftseg_inflateInit(&stream) == Z_OK else { return nil }
+        defer { inflateEnd(&stream) }
+        var out = [UInt8](repeating: 0, count: min(limit, max(4096, data.count * 4)))
+        var status = Z_OK
+        data.withUnsafeBufferPointer { src in
+            stream.next_in = UnsafeMutablePointer(mutating: src.baseAddress)
+            stream.avail_in = UInt32(src.count)
+            while status == Z_OK {
+                if Int(stream.total_out) == out.count {
+                    guard out.count < limit else { status = Z_BUF_ERROR; return }
+                    out += [UInt8](repeating: 0, count: min(limit, out.count * 2) - out.count)
+                }
+                let done = Int(stream.total_out)
+                status = out.withUnsafeMutableBufferPointer { dst in
+                    stream.next_out = dst.baseAddress! + done
+                    stream.avail_out = UInt32(dst.count - done)
+                    return inflate(&stream, Z_NO_FLUSH)
+                }
+                if status == Z_BUF_ERROR && stream.avail_in == 0 { return }  // truncated
+                if status == Z_BUF_ERROR { status = Z_OK }  // the output was full: grow it
+            }
+        }
+        guard status == Z_STREAM_END else { return nil }
+        return Array(out.prefix(Int(stream.total_out)))
     }
 }
 

@@ -19,7 +19,8 @@ public enum PNGEncoder {
     /// bits (8, or 16 big-endian as PNG stores them). `parts`: threads to share the work with (the same bytes
     /// either way).
     public static func encode(width: Int, height: Int, channels: Int, bitDepth: Int, rows pixels: [UInt8],
-                              compression: PNGCompression, parts: ParallelParts = .serial) throws -> [UInt8] {
+                              compression: PNGCompression, parts: ParallelParts = .serial,
+                              iccProfile: [UInt8]? = nil) throws -> [UInt8] {
         let bpp = channels * bitDepth / 8  // bytes per pixel
         let stride = width * bpp
         precondition(pixels.count == stride * height, "PNG rows do not match the size")
@@ -57,6 +58,9 @@ public enum PNGEncoder {
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         out.reserveCapacity(compressed.count + 64)
         chunk("IHDR", be32(width) + be32(height) + [UInt8(bitDepth), colorType, 0, 0, 0], into: &out)
+        if let iccProfile {  // the colour profile: a name, compression method 0, the profile deflated
+            chunk("iCCP", Array("ICC profile".utf8) + [0, 0] + (try deflate(iccProfile, .level(9))), into: &out)
+        }
         // A chunk's length field is 31 bits: data beyond 1 GiB goes into several IDAT chunks (as PNG allows).
         var start = 0
         repeat {

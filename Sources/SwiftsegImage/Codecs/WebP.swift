@@ -105,8 +105,38 @@ enum WebPCodec: ImageCodec {
         return result
     }
 
+    /// The profile in the `ICCP` chunk (a VP8X file's), nil when there is none.
+    static func iccProfile(_ b: [UInt8]) -> [UInt8]? {
+        var result: [UInt8]?
+        forEachChunk(b) { type, range in
+            guard type == "ICCP" else { return true }
+            result = range.isEmpty ? nil : Array(b[range])
+            return false
+        }
+        return result
+    }
+
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
         try encode(image, quality: options.webpQuality)
+    }
+
+    /// `webp` with `profile` in an `ICCP` chunk (libwebpmux makes the file an extended one, VP8X).
+    static func addingProfile(_ profile: [UInt8], to webp: [UInt8]) throws -> [UInt8] {
+        try webp.withUnsafeBufferPointer { file in
+            try profile.withUnsafeBufferPointer { icc in
+                var bitstream = WebPData(bytes: file.baseAddress, size: file.count)
+                guard let mux = WebPMuxCreate(&bitstream, 0) else { throw ImageError(.codecFailure, "cannot add the colour profile to the WebP") }
+                defer { WebPMuxDelete(mux) }
+                var chunk = WebPData(bytes: icc.baseAddress, size: icc.count)
+                var assembled = WebPData()
+                defer { WebPDataClear(&assembled) }
+                guard WebPMuxSetChunk(mux, "ICCP", &chunk, 0) == WEBP_MUX_OK, WebPMuxAssemble(mux, &assembled) == WEBP_MUX_OK,
+                      let bytes = assembled.bytes else {
+                    throw ImageError(.codecFailure, "cannot add the colour profile to the WebP")
+                }
+                return Array(UnsafeBufferPointer(start: bytes, count: assembled.size))
+            }
+        }
     }
 
     /// Lossless with `quality` nil (the exact colour under transparent pixels kept too; the fastest effort),
@@ -151,7 +181,10 @@ enum WebPCodec: ImageCodec {
         guard encoded != 0, let memory = writer.mem else {
             throw ImageError(.codecFailure, "cannot encode WebP: encoder error \(picture.error_code.rawValue)")
         }
-        return Array(UnsafeBufferPointer(start: memory, count: writer.size))
+        let webp = Array(UnsafeBufferPointer(start: memory, count: writer.size))
+        // A gray image is stored as RGB here, so neither its gray profile nor any other describes the file.
+        let profile = image.channels == 1 ? nil : image.fittingProfile
+        return try profile.map { try addingProfile($0, to: webp) } ?? webp
     }
 
     static func describe(_ status: VP8StatusCode) -> String {

@@ -87,6 +87,6 @@ extension Image {
                 }
             }
         }
-        return Image(width: ow, height: oh, channels: c, pixels: out)
+        return Image(width: ow, height: oh, channels: c, pixels: out).withProfile(iccProfile)
     }
 }

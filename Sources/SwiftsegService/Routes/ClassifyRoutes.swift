@@ -13,7 +13,7 @@ enum ClassifyRoutes {
         let bytes = try context.imageBytes(request)
         let report = try context.onLane { lane in
             let start = DispatchTime.now().uptimeNanoseconds
-            let photo = try context.decode(bytes)
+            let photo = try context.decode(bytes) { try ClassifyImageRequest.decode(bytes, name: "upload", options: $0) }
             let decodeMs = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
             return lane.classifier.classify(photo, request: classification)
                 .report(input: nil, model: context.service.classifierModelName,
