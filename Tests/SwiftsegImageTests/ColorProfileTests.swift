@@ -4,10 +4,8 @@ import XCTest
 /// Colour profiles read from every format that holds one and written into every output format that can
 /// (Tests/Fixtures/decode/profile-adobe-rgb.*, made by Tools/make_format_fixtures.py: upright.png carrying
 /// Adobe RGB (1998), colord-data's profile, CC0).
-final class ColorProfileTests: XCTestCase {
+final class ColorProfileTests: XCTestCase, ReadsDecodeFixtures {
     let adobeRGB = [UInt8](try! Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/adobe-rgb.icc"))))
-
-    func load(_ name: String) throws -> Image { try Image(contentsOfFile: Fixtures.path("decode/\(name)")) }
 
     func testEveryFormatsProfileIsRead() throws {
         for ext in ["jpg", "png", "webp", "heic"] {

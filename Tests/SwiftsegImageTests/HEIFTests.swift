@@ -3,16 +3,8 @@ import XCTest
 
 /// HEIC and AVIF in (Tests/Fixtures/decode/heic*, avif*, made by Tools/make_format_fixtures.py with Debian's
 /// heif-enc; the references are pillow-heif's and Pillow's decodes of the same files).
-final class HEIFTests: XCTestCase {
+final class HEIFTests: XCTestCase, ReadsDecodeFixtures {
     let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
-
-    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
-        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
-    }
-
-    func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/\(name)"))))
-    }
 
     /// The largest and the mean difference of any sample (∞ when the shapes differ).
     func diff(_ a: Image, _ b: Image) -> (max: Int, mean: Double) {

@@ -3,16 +3,8 @@ import XCTest
 
 /// TIFF in (Tests/Fixtures/decode/tiff-*, made by Tools/make_format_fixtures.py with Pillow, ImageMagick and
 /// libtiff's tools from the committed PNGs, which are the references).
-final class TIFFTests: XCTestCase {
+final class TIFFTests: XCTestCase, ReadsDecodeFixtures {
     let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
-
-    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
-        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
-    }
-
-    func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/\(name)"))))
-    }
 
     func testEachKindDecodes() throws {
         XCTAssertEqual(try load("tiff-rgb.tif"), upright, "uncompressed RGB: the pixels")

@@ -3,17 +3,9 @@ import XCTest
 
 /// WebP in and out (Tests/Fixtures/decode/webp-*, made by Tools/make_format_fixtures.py with Debian's cwebp,
 /// img2webp and webpmux; the lossy references are Pillow's decodes of the same files).
-final class WebPTests: XCTestCase {
+final class WebPTests: XCTestCase, ReadsDecodeFixtures {
     let upright = try! Image(contentsOfFile: Fixtures.path("decode/upright.png"))
     let rgba = try! Image(contentsOfFile: Fixtures.path("decode/rgba.png"))
-
-    func load(_ name: String, options: DecodingOptions = DecodingOptions()) throws -> Image {
-        try Image(contentsOfFile: Fixtures.path("decode/\(name)"), options: options)
-    }
-
-    func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/\(name)"))))
-    }
 
     /// The largest difference of any sample.
     func maxDiff(_ a: Image, _ b: Image) -> Int {

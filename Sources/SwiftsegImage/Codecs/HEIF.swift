@@ -106,13 +106,11 @@ enum HEIF {
     }
 }
 
-/// HEIC: HEVC-coded HEIF (iPhone photos).
-enum HEICCodec: ImageCodec {
-    static let name = "HEIC"
-    static let extensions = ["heic", "heif"]
-    static let mediaType = "image/heic"
-    static let isWritable = false
-    static func matches(_ bytes: [UInt8]) -> Bool { HEIF.isHEIC(bytes) }
+/// What HEIC and AVIF share: everything but their names and brands, through ``HEIF``.
+protocol HEIFCodec: ImageCodec {}
+
+extension HEIFCodec {
+    static var isWritable: Bool { false }
     static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
         try HEIF.probe(bytes, name: name, format: self.name, options: options)
     }
@@ -120,33 +118,27 @@ enum HEICCodec: ImageCodec {
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
         (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1)
     }
-    /// The file's `irot`/`imir` turn it upright as it is decoded; its EXIF orientation, if any, describes the
-    /// same turn and is not applied again.
+    /// The file's `irot`/`imir` turn it upright as it is decoded; an EXIF orientation inside, if any, describes
+    /// the same turn and is not applied again.
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads HEIC but does not write it: write a .png, .jpg or .webp")
+        throw ImageError(.unsupportedOutput, "swiftseg reads \(name) but does not write it: write a .png, .jpg or .webp")
     }
 }
 
+/// HEIC: HEVC-coded HEIF (iPhone photos).
+enum HEICCodec: HEIFCodec {
+    static let name = "HEIC"
+    static let extensions = ["heic", "heif"]
+    static let mediaType = "image/heic"
+    static func matches(_ bytes: [UInt8]) -> Bool { HEIF.isHEIC(bytes) }
+}
+
 /// AVIF: AV1-coded HEIF.
-enum AVIFCodec: ImageCodec {
+enum AVIFCodec: HEIFCodec {
     static let name = "AVIF"
     static let extensions = ["avif"]
     static let mediaType = "image/avif"
-    static let isWritable = false
     static func matches(_ bytes: [UInt8]) -> Bool { HEIF.isAVIF(bytes) }
-    static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
-        try HEIF.probe(bytes, name: name, format: self.name, options: options)
-    }
-    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
-                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
-        (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1)
-    }
-    /// As for HEIC: the file's own transformations turn it upright.
-    static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
-    static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
-    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads AVIF but does not write it: write a .png, .jpg or .webp")
-    }
 }
