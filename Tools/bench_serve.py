@@ -10,7 +10,8 @@ on 127.0.0.1, waits until it answers, sends 10 warm-up requests, then `--request
 threads, each with its own keep-alive connection, POSTing the committed sample photos in turn to
 `/api/remove` (multipart field `file`, `model=u2netp`: the endpoint both servers share). It samples the server's
 RSS (/proc/PID/status) after the 200th request and at the end, and its peak (VmHWM), and prints one JSON line per
-run: requests/s, latency median and 95th percentile, errors, RSS, and the CPU time per request of the server
+run: requests/s, latency median, 95th and 99th percentile, errors, 503s (with `--honour-retry-after` each client
+sleeps a 503's Retry-After and tries again, as a polite client does), RSS, and the CPU time per request of the server
 (/proc/PID/stat) and of this client, which shares the cores with it. Bounded: every run stops at `--time-limit`
 seconds. Standard library only (no Tools venv needed for the client).
 
@@ -84,7 +85,10 @@ def wait_ready(port, process, timeout=120):
     raise SystemExit("bench_serve: the server did not answer in time")
 
 
-def run(kind, command, port, clients, requests, time_limit, bodies):
+RETRIES = 30  # a polite client's tries after its first, honouring Retry-After each time
+
+
+def run(kind, command, port, clients, requests, time_limit, bodies, honour_retry_after=False):
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ready(port, process)
@@ -98,7 +102,7 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
                 raise SystemExit(f"bench_serve: warm-up request answered {r.status}")
         c.close()
         lock = threading.Lock()
-        state = {"next": 0, "done": 0, "errors": 0, "latencies": [], "rss_at_200": None}
+        state = {"next": 0, "done": 0, "errors": 0, "refused": 0, "latencies": [], "rss_at_200": None}
         stop_at = time.time() + time_limit
 
         def client():
@@ -111,15 +115,26 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
                     state["next"] += 1
                 body, ctype = bodies[i % len(bodies)]
                 t0 = time.perf_counter()
-                try:
-                    conn.request("POST", "/api/remove", body=body, headers={"Content-Type": ctype})
-                    r = conn.getresponse()
-                    r.read()
-                    ok = r.status == 200
-                except (OSError, http.client.HTTPException):
-                    ok = False
-                    conn.close()
-                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                for attempt in range(RETRIES + 1):
+                    wait = None
+                    try:
+                        conn.request("POST", "/api/remove", body=body, headers={"Content-Type": ctype})
+                        r = conn.getresponse()
+                        r.read()
+                        ok = r.status == 200
+                        if r.status == 503:
+                            with lock:
+                                state["refused"] += 1
+                            wait = r.getheader("Retry-After")
+                            conn.close()  # the server closes a refused request's connection (its body unread)
+                            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                    except (OSError, http.client.HTTPException):
+                        ok = False
+                        conn.close()
+                        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                    if not (honour_retry_after and wait and wait.isdigit()) or attempt == RETRIES:
+                        break
+                    time.sleep(int(wait))  # as a polite client does: the latency counts the waits
                 seconds = time.perf_counter() - t0
                 with lock:
                     state["done"] += 1
@@ -144,6 +159,8 @@ def run(kind, command, port, clients, requests, time_limit, bodies):
             "seconds": round(elapsed, 2), "requests_per_s": round(state["done"] / elapsed, 3),
             "latency_ms_median": round(1000 * statistics.median(lat), 1),
             "latency_ms_p95": round(1000 * lat[int(0.95 * (len(lat) - 1))], 1),
+            "latency_ms_p99": round(1000 * lat[int(0.99 * (len(lat) - 1))], 1),
+            "refusals_503": state["refused"],
             "rss_mb_at_200": round(state["rss_at_200"], 1) if state["rss_at_200"] else None,
             "rss_mb_end": round(end["VmRSS"], 1), "peak_rss_mb": round(end["VmHWM"], 1),
             # CPU time per request of the server (all its threads) and of this client (sharing the cores).
@@ -210,6 +227,10 @@ def main():
     p.add_argument("--concurrent", type=int, default=2, help="swiftseg's lanes (--concurrent)")
     p.add_argument("--threads", type=int, help="swiftseg's --threads (default: its own, all cores)")
     p.add_argument("--port", type=int, default=7077)
+    p.add_argument("--max-queue", type=int, default=32,
+                   help="swiftseg's --max-queue (32: throughput runs never see a 503; 8, the server's default, to see them)")
+    p.add_argument("--honour-retry-after", action="store_true",
+                   help="on a 503, sleep its Retry-After and send again (up to 30 times); latency counts the waits")
     p.add_argument("--mixed", type=int, metavar="N",
                    help="instead: N requests from one client cycling through every POST endpoint (RSS over a long run)")
     a = p.parse_args()
@@ -225,7 +246,7 @@ def main():
         for clients in [int(c) for c in a.clients.split(",")]:
             def swiftseg(kind, binary, port):
                 return (kind, [binary, "serve", "--host", "127.0.0.1", "--port", str(port),
-                               "--concurrent", str(a.concurrent), "--max-queue", "32", "--quiet"]
+                               "--concurrent", str(a.concurrent), "--max-queue", str(a.max_queue), "--quiet"]
                         + (["--threads", str(a.threads)] if a.threads else []), a.requests)
             servers = [swiftseg("swiftseg", a.swiftseg, a.port)]
             if a.baseline:
@@ -235,7 +256,7 @@ def main():
                                           "--log_level", "error", "--no-ui"], a.rembg_requests))
             for kind, command, count in servers:
                 port = int(command[command.index("--port") + 1])
-                result = run(kind, command, port, clients, count, a.time_limit, bodies)
+                result = run(kind, command, port, clients, count, a.time_limit, bodies, a.honour_retry_after)
                 rates.setdefault((kind, clients), []).append(result["requests_per_s"])
                 print(json.dumps(result), flush=True)
     if a.rounds > 1:

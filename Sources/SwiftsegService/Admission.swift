@@ -29,6 +29,9 @@ public final class Admission<Lane>: @unchecked Sendable {
     private let maxQueue: Int
     private var tickets = 0
     private var waiting = 0
+    /// Seconds a request recently held a lane: an exponential moving average (weight 1/5 for the newest), 0 until
+    /// the first request finishes.
+    private var serviceSeconds = 0.0
     public let laneCount: Int
 
     public init(lanes: [Lane], maxQueue: Int) {
@@ -72,13 +75,23 @@ public final class Admission<Lane>: @unchecked Sendable {
         waiting -= 1
         let lane = freeLanes.removeLast()
         condition.unlock()
+        let start = DispatchTime.now().uptimeNanoseconds
         defer {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             condition.lock()
+            serviceSeconds = serviceSeconds == 0 ? seconds : 0.8 * serviceSeconds + 0.2 * seconds
             freeLanes.append(lane)
             condition.signal()
             condition.unlock()
         }
         return try body(lane)
+    }
+
+    /// How long a refused client should wait before it tries again: the time the lanes need for the requests
+    /// admitted now (their number × the recent service time ÷ the lanes), in whole seconds rounded up, at least 1.
+    public var expectedWaitSeconds: Int {
+        condition.lock(); defer { condition.unlock() }
+        return max(1, Int((Double(tickets) * serviceSeconds / Double(laneCount)).rounded(.up)))
     }
 
     /// Requests waiting for a lane, lanes busy, and tickets out (admitted, body still arriving included).

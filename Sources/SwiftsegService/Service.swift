@@ -31,7 +31,8 @@ public final class Service: HTTPHandler, @unchecked Sendable {
         /// Alpha matting is refused (413) when more of the mask than this is unsure (its memory grows with it).
         public var maxMattingPixels: Int? = 1_000_000   // ~0.4 GB and ~4 s on two cores (PERF.md)
         public var http = HTTPServer.Limits()
-        /// Seconds a client is told to wait in a 503's Retry-After.
+        /// Seconds a client is told to wait in a 503's Retry-After when the server is draining (the other 503s
+        /// say the expected wait: ``Service/retryAfter()``).
         public var retryAfterSeconds = 1
         public var quiet = false
         public var kernelPolicy = ConvKernelPolicy.auto
@@ -182,11 +183,20 @@ public final class Service: HTTPHandler, @unchecked Sendable {
                 stateLock.lock(); answering -= 1; stateLock.unlock()
                 metrics.reject("queue_full")
                 return refuse(HTTPError(503, "busy", "all \(admission.laneCount) lanes are busy and \(configuration.maxQueue) requests are waiting; retry shortly",
-                                        retryAfter: configuration.retryAfterSeconds))
+                                        retryAfter: retryAfter()))
             }
             exchange.ticket = ticket
         }
         return .accept(context: exchange)
+    }
+
+    /// The Retry-After of a 503 for a full queue or a timeout: the expected wait (``Admission/expectedWaitSeconds``,
+    /// w) spread uniformly over w … 2w. Clients refused together then come back at different times instead of
+    /// all at once, where the first to arrive wins again and the same few keep losing; the spread keeps the
+    /// load the queue sees near what the lanes can serve.
+    func retryAfter() -> Int {
+        let wait = admission.expectedWaitSeconds
+        return Int.random(in: wait...(2 * wait))
     }
 
     public func respond(_ request: HTTPRequest, context: AnyObject?) -> HTTPResponse {
@@ -204,7 +214,7 @@ public final class Service: HTTPHandler, @unchecked Sendable {
             } catch let error as Admission<Lane>.Refusal where error == .timedOut {
                 metrics.reject("timeout")
                 response = HTTPError(503, "timeout", "no lane came free within --request-timeout; retry shortly",
-                                     retryAfter: configuration.retryAfterSeconds).response
+                                     retryAfter: retryAfter()).response
             } catch {
                 response = Self.httpError(SwiftsegError(error)).response
             }

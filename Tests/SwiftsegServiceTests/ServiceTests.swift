@@ -181,13 +181,53 @@ final class ServiceTests: XCTestCase {
         XCTAssertFalse(busy.isEmpty, "six requests at once on one lane with no queue: some must be refused")
         XCTAssertTrue(responses.contains { $0.status == 200 })
         for response in busy {
-            XCTAssertEqual(response.headers["retry-after"], "1")
+            // The expected wait (admitted × recent service time ÷ lanes, at least 1) spread over w … 2w.
+            XCTAssertTrue(["1", "2"].contains(response.headers["retry-after"] ?? ""), "\(response.headers)")
             XCTAssertEqual(response.errorCode, "busy")
         }
         XCTAssertTrue(responses.allSatisfy { $0.status == 200 || $0.status == 503 })
         let metrics = try TestConnection.request(port: port, "GET", "/metrics").text
         XCTAssertTrue(metrics.contains("swiftseg_rejections_total{reason=\"queue_full\"} \(busy.count)\n"), metrics)
         XCTAssertEqual(service.metrics.count(route: "/v1/cutout", status: 503), busy.count)
+    }
+
+    /// 16 clients that honour Retry-After, 8 requests each, on the default 2 lanes and queue of 8: every request
+    /// ends 200. The bound: a refused client waits at least the time the lanes need for everything admitted when
+    /// it was refused (Retry-After is that expected wait, spread over w … 2w), so by its return that queue has
+    /// drained and only clients refused at about the same moment compete with it again; 12 tries (11 waits of
+    /// ≥ 1 s) per request is far beyond what that allows, and the whole run is the 128 requests' work on 2 lanes
+    /// plus the waits (a few seconds here). The count of 503s is printed.
+    func testClientsThatHonourRetryAfterAreAllServed() throws {
+        let (_, port) = try start(threads: 2, concurrent: 2, maxQueue: 8)
+        let photo = Self.photo("decode/upright.png")
+        final class Tally: @unchecked Sendable {
+            let lock = NSLock()
+            var outcomes: [(status: Int, tries: Int, seconds: Double)] = [], refusals = 0
+        }
+        let tally = Tally()
+        let started = Date()
+        simultaneously(16) {
+            for _ in 0..<8 {
+                var tries = 0
+                let start = Date()
+                while true {
+                    tries += 1
+                    let response = try? TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: photo)
+                    if let response, response.status == 503, tries < 12, let wait = Int(response.headers["retry-after"] ?? "") {
+                        tally.lock.lock(); tally.refusals += 1; tally.lock.unlock()
+                        Thread.sleep(forTimeInterval: Double(wait))
+                        continue
+                    }
+                    tally.lock.lock(); tally.outcomes.append((response?.status ?? -1, tries, Date().timeIntervalSince(start))); tally.lock.unlock()
+                    break
+                }
+            }
+        }
+        let elapsed = Date().timeIntervalSince(started), outcomes = tally.outcomes, refusals = tally.refusals
+        print("16 clients × 8 requests honouring Retry-After: \(refusals) 503s, at most \(outcomes.map(\.tries).max() ?? 0) tries and "
+              + String(format: "%.1f s for a request, %.1f s in all", outcomes.map(\.seconds).max() ?? 0, elapsed))
+        XCTAssertEqual(outcomes.count, 128)
+        XCTAssertTrue(outcomes.allSatisfy { $0.status == 200 }, "\(outcomes.filter { $0.status != 200 })")
     }
 
     func testBadInputsGetTheRightStatusAndJSONAndTheServerStaysUp() throws {
@@ -294,7 +334,8 @@ final class ServiceTests: XCTestCase {
         let responses = try results.all.map { try $0.get() }
         let late = responses.filter { $0.errorCode == "timeout" }
         XCTAssertFalse(late.isEmpty, "twelve requests of 40–100 ms on one lane with a 0.3 s deadline: \(responses.map(\.status))")
-        XCTAssertTrue(late.allSatisfy { $0.status == 503 && $0.headers["retry-after"] == "1" })
+        // Retry-After: the expected wait (at most 13 admitted × a recent 40–300 ms ÷ 1 lane → 1–4 s) over w … 2w.
+        XCTAssertTrue(late.allSatisfy { $0.status == 503 && (1...8).contains(Int($0.headers["retry-after"] ?? "") ?? 0) })
         XCTAssertTrue(responses.contains { $0.status == 200 })
         XCTAssertTrue(try TestConnection.request(port: port, "GET", "/metrics").text
             .contains("swiftseg_rejections_total{reason=\"timeout\"} \(late.count)\n"))
