@@ -67,9 +67,10 @@ extension Image {
     /// Decodes the bytes of any ``ImageFormat``; `name` is used in error messages. PNGs with alpha (or tRNS) decode
     /// to RGBA, gray ones to gray, others to RGB (16-bit samples are reduced to 8, palettes expanded, interlacing
     /// undone); JPEGs (baseline or progressive, colour, grayscale or CMYK) to RGB, CMYK as Pillow converts it;
-    /// WebPs (lossy or lossless; an animation's first frame), HEICs and AVIFs (8-bit, turned by their own
-    /// transformations) to RGBA when they have alpha, else RGB. The EXIF orientation (HEIF's own) is applied
-    /// unless `options` say otherwise.
+    /// WebPs (lossy or lossless; an animation's first frame), HEICs and AVIFs (8-bit) and TIFFs (the first page) to
+    /// RGBA when they have alpha, else RGB (gray TIFFs to gray). The EXIF orientation (TIFF's Orientation tag) is
+    /// applied unless `options` say otherwise; a HEIF's own turns and crop always are. The file's ICC profile, if
+    /// any, comes along in ``Image/iccProfile``.
     public init(encoded bytes: [UInt8], name: String, options: DecodingOptions = DecodingOptions()) throws {
         self = try Image.decode(bytes, name: name, options: options, minimumLongerSide: nil).image
     }
