@@ -65,13 +65,15 @@ enum HEIF {
     /// The primary image's ICC profile (`colr` of type `prof` or `rICC`); nil for none, or for an `nclx`
     /// colour description (not turned into a profile yet: most are sRGB's).
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
-        try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { handle in
-            let type = heif_image_handle_get_color_profile_type(handle)
-            guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-            var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
-            guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
-            return profile
-        }
+        (try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { profile(of: $0) }) ?? nil
+    }
+
+    static func profile(of handle: OpaquePointer) -> [UInt8]? {
+        let type = heif_image_handle_get_color_profile_type(handle)
+        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
+        var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
+        guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+        return profile
     }
 
     static func decode(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> Image {
@@ -101,7 +103,7 @@ enum HEIF {
                     (dst.baseAddress! + y * row).update(from: plane + y * Int(stride), count: row)
                 }
             }
-            return Image(width: width, height: height, channels: channels, pixels: pixels)
+            return Image(width: width, height: height, channels: channels, pixels: pixels).withProfile(profile(of: handle))
         }
     }
 }
@@ -117,6 +119,11 @@ extension HEIFCodec {
     static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
         (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1)
+    }
+    /// The picture carries its profile from the one opening; no EXIF orientation (the turns are applied).
+    static func decodePicture(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                              minimumLongerSide: Int?) throws -> (image: Image, denominator: Int, orientation: ExifOrientation?) {
+        (try HEIF.decode(bytes, name: name, format: self.name, options: options), 1, nil)
     }
     /// The file's `irot`/`imir` turn it upright as it is decoded; an EXIF orientation inside, if any, describes
     /// the same turn and is not applied again.

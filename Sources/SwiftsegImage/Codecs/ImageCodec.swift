@@ -31,10 +31,22 @@ protocol ImageCodec {
     /// The image as this format's bytes (gray, RGB or RGBA, 8-bit), with its ``Image/fittingProfile`` where the
     /// format holds one.
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8]
+    /// `decode` with the file's ICC profile in the image and its EXIF orientation beside it: what the decoding
+    /// seam calls. By default the three functions one after the other; formats whose container must be opened
+    /// for each (HEIF, TIFF) read all three in one opening.
+    static func decodePicture(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                              minimumLongerSide: Int?) throws -> (image: Image, denominator: Int, orientation: ExifOrientation?)
 }
 
 extension ImageCodec {
     static var isWritable: Bool { true }
+
+    static func decodePicture(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                              minimumLongerSide: Int?) throws -> (image: Image, denominator: Int, orientation: ExifOrientation?) {
+        var (image, denominator) = try decode(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
+        image.iccProfile = iccProfile(bytes)
+        return (image, denominator, orientation(bytes))
+    }
 }
 
 /// The image file formats swiftseg reads, and of them those it writes (``isWritable``: PNG, JPEG, WebP).

@@ -88,14 +88,15 @@ extension Image {
         let codec = format.codec
         let (fullWidth, fullHeight) = try codec.probe(bytes, name: name, options: options)
         try checkLimits(width: fullWidth, height: fullHeight, name: name, limits: options)
-        var (image, denominator) = try codec.decode(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
-        image.iccProfile = codec.iccProfile(bytes)  // the stored picture's: turns below keep it
+        // The stored picture with its profile (the turn below keeps it) and its orientation.
+        let (image, denominator, orientation) = try codec.decodePicture(bytes, name: name, options: options,
+                                                                        minimumLongerSide: minimumLongerSide)
         // At full scale the picture is the truth (a damaged HEIF's header can promise another size than its
         // decoder makes); reduced, only JPEG's DCT scales, whose full size is the header's.
         if denominator == 1 { try checkLimits(width: image.width, height: image.height, name: name, limits: options) }
         return ReducedImage(stored: image, fullWidth: denominator == 1 ? image.width : fullWidth,
                             fullHeight: denominator == 1 ? image.height : fullHeight, denominator: denominator,
-                            orientation: options.appliesOrientation ? codec.orientation(bytes) ?? .up : .up)
+                            orientation: options.appliesOrientation ? orientation ?? .up : .up)
     }
 
     static func checkLimits(width: Int, height: Int, name: String, limits: DecodingOptions) throws {

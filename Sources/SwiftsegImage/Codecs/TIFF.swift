@@ -49,6 +49,13 @@ enum TIFFCodec: ImageCodec {
     /// it), gray files to one channel.
     static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
+        let picture = try decodePicture(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
+        return (picture.image.withProfile(nil), picture.denominator)
+    }
+
+    /// The decode, its Orientation tag and its profile from one opening of the file.
+    static func decodePicture(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                              minimumLongerSide: Int?) throws -> (image: Image, denominator: Int, orientation: ExifOrientation?) {
         try withFile(bytes, name: name, options: options) { tif, m in
             let width = Int(swiftseg_tiff_u32(tif, UInt32(TIFFTAG_IMAGEWIDTH)))
             let height = Int(swiftseg_tiff_u32(tif, UInt32(TIFFTAG_IMAGELENGTH)))
@@ -83,7 +90,8 @@ enum TIFFCodec: ImageCodec {
                     }
                 }
             }
-            return (Image(width: width, height: height, channels: channels, pixels: pixels), 1)
+            return (Image(width: width, height: height, channels: channels, pixels: pixels).withProfile(profile(tif)), 1,
+                    ExifOrientation(rawValue: Int(stored)))
         }
     }
 
@@ -96,12 +104,14 @@ enum TIFFCodec: ImageCodec {
     }
 
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
-        try? withFile(bytes, name: "", options: DecodingOptions()) { tif, _ -> [UInt8]? in
-            var data: UnsafeRawPointer?
-            let count = Int(swiftseg_tiff_icc(tif, &data))
-            guard count > 0, let data else { return nil }
-            return Array(UnsafeRawBufferPointer(start: data, count: count))
-        } ?? nil
+        (try? withFile(bytes, name: "", options: DecodingOptions()) { tif, _ in profile(tif) }) ?? nil
+    }
+
+    static func profile(_ tif: OpaquePointer) -> [UInt8]? {
+        var data: UnsafeRawPointer?
+        let count = Int(swiftseg_tiff_icc(tif, &data))
+        guard count > 0, let data else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: count))
     }
 
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
