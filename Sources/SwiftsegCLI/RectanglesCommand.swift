@@ -78,7 +78,7 @@ enum RectanglesCommand {
                 guard let path else { continue }
                 if path == "-" { throw CLIError.usage("\(flag) writes files; give a path") }
                 if !isBatch && ImageFormat(path: path)?.isWritable != true {
-                    throw CLIError.usage("\(flag) \(path): name a .png, .jpg or .webp file")
+                    throw CLIError.usage("\(flag) \(path): name a \(ImageFormat.writableExtensions) file")
                 }
             }
             let threads = try args.positiveInt("--threads", default: ProcessInfoCores.count)

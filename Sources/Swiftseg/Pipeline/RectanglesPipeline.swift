@@ -47,7 +47,7 @@ public enum RectanglesPipeline {
     /// with alpha keeps it in PNG and WebP, and JPEG has none to keep.
     public static func encoded(_ image: Image, forPath path: String) throws -> [UInt8] {
         guard let format = ImageFormat(path: path), format.isWritable else {
-            throw SwiftsegError(.badRequest, "\(path): name a .png, .jpg or .webp file")
+            throw SwiftsegError(.badRequest, "\(path): name a \(ImageFormat.writableExtensions) file")
         }
         return try (format == .jpeg && image.hasAlpha ? image.rgb() : image).encoded(as: format)
     }

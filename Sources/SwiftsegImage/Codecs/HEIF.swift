@@ -130,7 +130,7 @@ extension HEIFCodec {
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads \(name) but does not write it: write a .png, .jpg or .webp")
+        throw ImageError(.unsupportedOutput, "swiftseg reads \(name) but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }
 

@@ -100,8 +100,13 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public static let allExtensions: Set<String> = Set(allCases.flatMap(\.extensions))
 
     /// The formats' names for messages: "PNG, JPEG, WebP, HEIC, AVIF or TIFF" (`writable`: "PNG, JPEG or WebP").
-    public static func names(_ formats: [ImageFormat] = allCases) -> String {
-        let all = formats.map(\.name)
-        return all.dropLast().joined(separator: ", ") + " or " + all.last!
+    public static func names(_ formats: [ImageFormat] = allCases) -> String { spelled(formats.map(\.name)) }
+
+    /// The written formats' usual extensions for messages: ".png, .jpg or .webp".
+    public static var writableExtensions: String { spelled(writable.map { "." + $0.extensions[0] }) }
+
+    /// "a, b or c".
+    static func spelled(_ items: [String]) -> String {
+        items.count < 2 ? items.joined() : items.dropLast().joined(separator: ", ") + " or " + items.last!
     }
 }

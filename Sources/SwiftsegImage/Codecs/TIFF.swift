@@ -115,6 +115,6 @@ enum TIFFCodec: ImageCodec {
     }
 
     static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads TIFF but does not write it: write a .png, .jpg or .webp")
+        throw ImageError(.unsupportedOutput, "swiftseg reads TIFF but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }

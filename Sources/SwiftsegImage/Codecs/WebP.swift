@@ -72,13 +72,9 @@ enum WebPCodec: ImageCodec {
                   let frame else {
                 throw ImageError(.unreadableImage, "\(name): corrupt or truncated WebP animation")
             }
-            let rgba = UnsafeBufferPointer(start: frame, count: width * height * 4)
-            if channels == 4 { return Image(width: width, height: height, channels: 4, pixels: Array(rgba)) }
-            var rgb = [UInt8](repeating: 0, count: width * height * 3)
-            for i in 0..<(width * height) {
-                rgb[3 * i] = rgba[4 * i]; rgb[3 * i + 1] = rgba[4 * i + 1]; rgb[3 * i + 2] = rgba[4 * i + 2]
-            }
-            return Image(width: width, height: height, channels: 3, pixels: rgb)
+            let canvas = Image(width: width, height: height, channels: 4,
+                               pixels: Array(UnsafeBufferPointer(start: frame, count: width * height * 4)))
+            return channels == 4 ? canvas : canvas.rgb()
         }
     }
 
