@@ -68,11 +68,13 @@ let help = """
                       Instead: rectangle detection on a test set with exact ground truth (default
                       Tests/Fixtures/rectangles/cases.json, from Tools/make_rectangle_cases.py) with
                       DetectRectanglesRequest's defaults: hit rate (SmartDoc Jaccard ≥ 0.9 on the top
-                      result), mean Jaccard, median ms per image decoding (the file in memory, a large
-                      JPEG reduced in the DCT as `swiftseg rectangles` decodes it) and detecting
-                      (--threads ignored: one thread), overall and per subset; MANIFEST a cases.json or
-                      a corners.csv of marked photos; --iterations timed passes (default 3).
-      --cases         With --rectangles: also one line per case (kind, subsets, J, ms).
+                      result), the truth anywhere among all results, photos with a hybrid among them
+                      (a result with one to three sides on the truth's that is no hit), mean Jaccard,
+                      median ms per image decoding (the file in memory, a large JPEG reduced in the DCT
+                      as `swiftseg rectangles` decodes it) and detecting (--threads ignored: one
+                      thread), overall and per subset; MANIFEST a cases.json or a corners.csv of marked
+                      photos; --iterations timed passes (default 3).
+      --cases         With --rectangles: also one line per case (kind, subsets, J, results, hybrids, ms).
       --matting       Instead: rembg's alpha matting alone (trimap, closed-form alpha, foreground, cutout) on
                       the matting fixtures (astronaut, chelsea, rocket), median of --iterations (default 5),
                       for each --threads and --isa; and the solver's CG iterations.

@@ -22,7 +22,8 @@ import SwiftsegImage
 /// photo's shorter side). The corner weight is what keeps each result one rectangle: a real rectangle's sides
 /// reach its corners and stop there, while a quad mixing the sides of two (a printed grid's and its sheet's) has
 /// a corner where one edge runs on past the other and a side whose edge stops short; a result whose side has
-/// almost no edge next to a corner is dropped. Nested rectangles (a sheet and the grid printed on it, a card
+/// almost no edge next to a corner is dropped, and so is one whose side's own edge (the same two colours either
+/// side) runs on past a corner. Nested rectangles (a sheet and the grid printed on it, a card
 /// and its photo) come back apart; results come most prominent first: by confidence, except that an enclosing
 /// rectangle at least 0.75 as confident as one it encloses comes before it.
 public struct DetectRectanglesRequest: Sendable, Equatable {

@@ -18,6 +18,10 @@ final class EdgeSupport {
     /// threshold): a faint line in the background then weighs less than a document's edge (12 beat 0, 8, 20, 30
     /// on the tuning sets).
     static let fullContrast: Float = 12
+    /// Two stretches of a side show the same edge when their colour differences across it (each channel, right
+    /// minus left) are within this share of the first's length: the same two surfaces either side. (0.3 kept
+    /// every hit on the tuning sets; 0.5 let a spoon's rim beyond a card's corner pass for the card's edge.)
+    static let sameColours: Float = 0.3
 
     let width: Int, height: Int
     /// Photo pixels per copy pixel (an integer: the copy is a box average).
@@ -123,24 +127,32 @@ final class EdgeSupport {
     /// (texture beyond a corner has edges of either polarity and any strength) — a few pixels at the corner itself
     /// left out.
     /// Also the least share of edge on any side's stretch next to a corner (`weakestEnd`): a quad whose side
-    /// stops short of a corner is not one rectangle (`RectangleDetector.minimumEnd`).
-    func cornerFactor(of quad: [PixelPoint]) -> (factor: Double, weakestEnd: Double) {
-        var product = 1.0, weakest = 1.0
+    /// stops short of a corner is not one rectangle (`RectangleDetector.minimumEnd`); and whether at some corner
+    /// a side's own edge — the same two colours either side of it — runs on past the corner
+    /// (`RectangleDetector.maximumRunOn`): that side belongs to a larger rectangle than the side it meets there.
+    func cornerFactor(of quad: [PixelPoint]) -> (factor: Double, weakestEnd: Double, runsOn: Bool) {
+        var product = 1.0, weakest = 1.0, runsOn = false
         for i in 0..<4 {
             let corner = quad[i], before = quad[(i + 3) % 4], after = quad[(i + 1) % 4]
             func ends(_ from: PixelPoint) -> RectangleDetector.CornerEnds {
                 let length = from.distance(to: corner), d = (corner - from) * (1 / max(length, 1e-9))
                 let e = max(6, RectangleDetector.cornerStretch * length), gap = 2.0 * Double(factor)
-                let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil)
+                let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil, likeColours: nil)
                 guard end.meanContrast != 0 else { return RectangleDetector.CornerEnds(end: 0, beyond: 0) }
                 let beyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast)
-                return RectangleDetector.CornerEnds(end: end.share, beyond: beyond.share)
+                var ends = RectangleDetector.CornerEnds(end: end.share, beyond: beyond.share)
+                if beyond.share >= RectangleDetector.maximumRunOn {
+                    ends.sameEdgeBeyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast,
+                                                      likeColours: end.meanColours).share
+                }
+                return ends
             }
             let p = ends(before), q = ends(after)
             product *= RectangleDetector.cornerScore(p, q)
             weakest = min(weakest, p.end, q.end)
+            if max(p.sameEdgeBeyond, q.sameEdgeBeyond) >= RectangleDetector.maximumRunOn { runsOn = true }
         }
-        return (product, weakest)
+        return (product, weakest, runsOn)
     }
 
     /// One side's share of supported points (photo coordinates, weighted by contrast), at most `samples` of them.
@@ -152,24 +164,49 @@ final class EdgeSupport {
     /// photo's coordinates) of the supported points; with `like`, only points whose contrast has that sign and
     /// at least half its size count.
     func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?) -> (share: Double, meanContrast: Float) {
+        let r = sideSupport(a, b, samples: samples, like: like, likeColours: nil)
+        return (r.share, r.meanContrast)
+    }
+
+    /// The same, also the mean colour difference across the side (right minus left, per channel) of the
+    /// supported points; with `likeColours`, only points whose colour difference is within `sameColours` of
+    /// it count: the same edge, the same two colours either side of it.
+    func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?, likeColours: SIMD4<Float>?)
+        -> (share: Double, meanContrast: Float, meanColours: SIMD4<Float>) {
         let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: samples)
         var t = Profiles(base: scratch)
-        var supported = 0.0, sum: Float = 0, count = 0
+        var supported = 0.0, sum: Float = 0, count = 0, colours = SIMD4<Float>(repeating: 0)
         let minimum = max(EdgeSupport.threshold, abs(like ?? 0) / 2)
+        let tolerance = likeColours.map { EdgeSupport.sameColours * EdgeSupport.sameColours * ($0 * $0).sum() } ?? 0
         for p in points {
             profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
-            var best: Float = 0, signed: Float = 0
+            var best: Float = 0, signed: Float = 0, bestColours = SIMD4<Float>(repeating: 0)
             for j in 2...6 {
                 let c = EdgeSupport.contrast(t, j), across = abs(c)
                 guard across >= minimum, like.map({ ($0 > 0) == (c > 0) }) ?? true else { continue }
                 let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
-                if across >= 2 * along, across > best { best = across; signed = c }
+                guard across >= 2 * along, across > best else { continue }
+                let diff = EdgeSupport.colours(t, j)
+                if let likeColours {
+                    let e = diff - likeColours
+                    guard (e * e).sum() <= tolerance else { continue }
+                }
+                best = across; signed = c; bestColours = diff
             }
-            if best > 0 { supported += Double(min(1, best / EdgeSupport.fullContrast)); sum += signed; count += 1 }
+            if best > 0 {
+                supported += Double(min(1, best / EdgeSupport.fullContrast)); sum += signed; colours += bestColours; count += 1
+            }
         }
-        return (supported / Double(points.count), count > 0 ? sum / Float(count) : 0)
+        return (supported / Double(points.count), count > 0 ? sum / Float(count) : 0,
+                count > 0 ? colours / Float(count) : colours)
+    }
+
+    /// The tap-averaged colour difference at profile index j over ±1 px (what `contrast` reduces to one number).
+    @inline(__always)
+    static func colours(_ t: Profiles, _ j: Int) -> SIMD4<Float> {
+        ((t[0, j + 2] - t[0, j - 2]) + (t[1, j + 2] - t[1, j - 2]) + (t[2, j + 2] - t[2, j - 2])) / 3
     }
 
     /// The quad with each side re-fitted to the strongest edge near it (sub-pixel, least squares with outliers

@@ -42,6 +42,38 @@ public struct RectangleTestSet: Sendable {
             guard mapped.allSatisfy({ $0.x.isFinite && $0.y.isFinite }), Polygon.isConvex(mapped) else { return 0 }
             return Polygon.jaccard(mapped, page)
         }
+
+        /// How many of `found`'s sides lie on a side of the true quad, judged in the document's own rectangle as
+        /// `jaccard` is: both ends within `sideTolerance` of the document's shorter side from that side's line,
+        /// and covering at least a fifth of it (a grid's top border as far as one of its inner lines). A quad that is no hit but has one to three sides on the truth mixes
+        /// the true rectangle's sides with another's: a hybrid.
+        public func sidesOnTruth(of found: [PixelPoint]) -> Int {
+            guard found.count == 4 else { return 0 }
+            let w = documentSize[0], h = documentSize[1]
+            let page = [PixelPoint(x: 0, y: 0), PixelPoint(x: w, y: 0), PixelPoint(x: w, y: h), PixelPoint(x: 0, y: h)]
+            guard let toPage = Homography(from: truth, to: page) else { return 0 }
+            let mapped = found.map { toPage.apply($0) }
+            guard mapped.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return 0 }
+            let tolerance = RectangleTestSet.sideTolerance * min(w, h)
+            var count = 0
+            for i in 0..<4 {
+                let a = mapped[i], b = mapped[(i + 1) % 4]
+                let onSide = (0..<4).contains { j in
+                    let p = page[j], q = page[(j + 1) % 4], length = p.distance(to: q)
+                    let d = (q - p) * (1 / length), n = PixelPoint(x: -d.y, y: d.x)
+                    guard abs((a - p).dot(n)) <= tolerance, abs((b - p).dot(n)) <= tolerance else { return false }
+                    let s0 = (a - p).dot(d), s1 = (b - p).dot(d)
+                    return min(max(s0, s1), length) - max(min(s0, s1), 0) >= 0.2 * length
+                }
+                if onSide { count += 1 }
+            }
+            return count
+        }
+
+        /// Whether `found` is a hybrid of the true rectangle and another: no hit, one to three sides on the truth.
+        public func isHybrid(_ found: [PixelPoint]) -> Bool {
+            (1...3).contains(sidesOnTruth(of: found)) && jaccard(of: found) < RectangleTestSet.hitThreshold
+        }
     }
 
     public let cases: [Case]
@@ -95,4 +127,7 @@ public struct RectangleTestSet: Sendable {
 
     /// A hit is J ≥ 0.9, as SmartDoc counts it.
     public static let hitThreshold = 0.9
+    /// How far (a share of the document's shorter side, in its own rectangle) a side may lie from a true side's
+    /// line and still be on it: 3 %, about the spread of a hit's sides (J ≥ 0.9 allows ~5 % on one side).
+    public static let sideTolerance = 0.03
 }
