@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The page `swiftseg serve` serves at GET /, in a real headless browser: pick a photo, wait for the cutout,
-instances, labels and rectangles, turn on alpha matting, switch to the mask, pick a WebP photo, check every
+instances, labels and rectangles, turn on alpha matting, then clean edges, switch to the mask, pick a WebP photo, check every
 result; prints one line and exits 0, or names what failed and exits 1. Exit 77 (skipped) when no browser is installed.
 
     python3 Tools/check_page.py [--swiftseg .build/release/swiftseg] [--screenshot page.png]
@@ -79,7 +79,18 @@ def main():
             wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
             checks["alpha matting"] = (browser.find_element(By.ID, "status").get_attribute("class") != "error"
                                        and browser.execute_script("return document.getElementById('result').naturalWidth") > 0)
-            cutout_src = browser.find_element(By.ID, "result").get_attribute("src")
+            def toggle(element_id):
+                """Clicks a checkbox and waits for the result it asks for; returns the new result's address."""
+                before = browser.find_element(By.ID, "result").get_attribute("src")
+                browser.find_element(By.ID, element_id).click()
+                wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != before)
+                wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))
+                return browser.find_element(By.ID, "result").get_attribute("src")
+            toggle("matting")   # off again: clean edges (rembg's -dc) on the plain cutout
+            toggle("decontaminate")
+            checks["clean edges"] = (browser.find_element(By.ID, "status").get_attribute("class") != "error"
+                                     and browser.execute_script("return document.getElementById('result').naturalWidth") > 0)
+            cutout_src = toggle("decontaminate")
             browser.find_element(By.CSS_SELECTOR, "input[value=mask]").click()
             wait.until(lambda b: b.find_element(By.ID, "result").get_attribute("src") != cutout_src)
             wait.until(lambda b: b.execute_script("return document.getElementById('result').complete"))

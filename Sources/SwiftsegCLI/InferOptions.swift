@@ -71,6 +71,8 @@ struct InferOptions {
                    help: "Alpha matting: mask levels below this are sure background (10)."),
         OptionSpec(names: ["--alpha-matting-erode-size"], valueName: "PX",
                    help: "Alpha matting: the sure regions are eroded by a square of this side (10)."),
+        OptionSpec(names: ["--decontaminate"], valueName: nil,
+                   help: "rembg's -dc: the subject's colours are the foreground estimated under the mask\n(pymatting's multi-level method), so soft edges lose the background's fringe.\nCutouts and composites; with --alpha-matting, where matting cannot run."),
         OptionSpec(names: ["--format"], valueName: "FMT",
                    help: "png, jpeg or webp (default: from the output's extension, else png). JPEG has no\nalpha: use it for masks and opaque composites."),
         OptionSpec(names: ["--png-compression"], valueName: "fast|0-9",
@@ -100,6 +102,7 @@ struct InferOptions {
         threads = try ModelOptions.threads(args)
         cutout = try args.parse(CutoutParameters.init)
         cutout.lifting.alphaMatting?.threads = threads   // the matting solver's, as the network's
+        cutout.lifting.decontamination?.threads = threads
         batch = try BatchOptions.Settings(args, threads: threads)
         overwrite = args.has("--overwrite")
 

@@ -7,7 +7,9 @@ import Swiftseg
 /// --threads (with several --isa builds, their runs interleaved, one line each); with `--matting-megapixels N`, also chelsea and its mask scaled up to about N megapixels (one run:
 /// time and peak RSS). Each line also gives the solver's CG iterations and preconditioner.
 /// Tools/make_matting_fixtures.py --time prints rembg's (pymatting's) time on the same photos. With --phases, each
-/// line is followed by the median ms of each phase (``MattingPhases``).
+/// line is followed by the median ms of each phase (``MattingPhases``). With --decontaminate, rembg 2.0.86's `-dc`
+/// step instead (``Decontamination``: the foreground under the whole mask, then the RGBA cutout);
+/// Tools/make_decontaminate_fixtures.py --time prints rembg's.
 func runMatting(_ options: Options) {
     MattingPhases.isEnabled = options.mattingPhases
     var phases = [KernelISA: [[(name: String, milliseconds: Double)]]]()
@@ -21,13 +23,17 @@ func runMatting(_ options: Options) {
         return (0..<rounds).map { _ in
             _ = MattingPhases.take()
             let t0 = DispatchTime.now().uptimeNanoseconds
-            _ = try? matting.cutout(photo, mask: mask)
+            _ = options.decontaminate ? decontaminated(photo, mask, threads: threads) : try? matting.cutout(photo, mask: mask)
             let ms = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
             if options.mattingPhases { phases[isa, default: []].append(MattingPhases.take()) }
             return ms
         }
     }
+    func decontaminated(_ photo: Image, _ mask: Image, threads: Int) -> Image {
+        Compositing.cutout(Decontamination(threads: threads).colours(of: photo, under: mask), alpha: mask)
+    }
     func solver(_ photo: Image, _ mask: Image) -> String {
+        if options.decontaminate { return "decontamination: no solver" }
         guard let s = try? ClosedFormMatting.solve(rgb: photo, trimap: AlphaMatting().trimap(for: mask)) else { return "failed" }
         return "CG \(s.iterations) iterations (\(s.preconditioner)" + (s.coarseUnknowns > 0 ? ", \(s.coarseUnknowns) coarse unknowns)" : ")")
     }
@@ -74,7 +80,8 @@ func runMatting(_ options: Options) {
         print("  \(solver(photo, mask))")
         if let path = options.mattingOutput {
             do {
-                guard let cutout = try AlphaMatting().cutout(photo, mask: mask) else { die("no sure foreground or background") }
+                let matted = options.decontaminate ? decontaminated(photo, mask, threads: 1) : try AlphaMatting().cutout(photo, mask: mask)
+                guard let cutout = matted else { die("no sure foreground or background") }
                 try AtomicFile.write(try cutout.pngData(), to: path)
                 print("  wrote \(path)")
             } catch { die("\(path): \(error)") }

@@ -87,6 +87,9 @@ let help = """
       --matting-output PNG
                       With --matting-megapixels: write the scaled photo's cutout there, for
                       `Tools/make_matting_fixtures.py --megapixels N --compare PNG` (parity at that size).
+      --decontaminate With --matting: time rembg's -dc step instead (the foreground under the whole mask
+                      and the RGBA cutout; --isa ignored); Tools/make_decontaminate_fixtures.py --time
+                      and --megapixels N --compare PNG are rembg's side.
       --json          One JSON object per configuration (model, size, threads, input, iterations, median_ms,
                       min_ms, gflops, stages_median_ms, ops_median_ms, samples_ms, plan_mb,
                       peak_rss_mb, blas, cpu, commit).
@@ -105,6 +108,7 @@ struct Options {
     var rectangles: String? = nil, rectangleCases = false
     var encode = false, decode = false
     var matting = false, mattingMegapixels: Double? = nil, mattingOutput: String? = nil, mattingPhases = false
+    var decontaminate = false
     var cores: Int? = nil
     var input: String? = nil
 }
@@ -173,6 +177,7 @@ func parseOptions(_ args: [String]) -> Options {
             o.mattingMegapixels = mp
         case "--matting-output": o.mattingOutput = value()
         case "--phases": o.mattingPhases = true
+        case "--decontaminate": o.decontaminate = true
         case "--transforms": o.transforms = true
         case "--gemm": o.gemm = true
         case "--depthwise": o.depthwise = true
@@ -237,6 +242,7 @@ if let manifest = options.rectangles {
 if options.mattingMegapixels != nil && !options.matting { die("--matting-megapixels goes with --matting") }
 if options.mattingOutput != nil && options.mattingMegapixels == nil { die("--matting-output goes with --matting-megapixels") }
 if options.mattingPhases && !options.matting { die("--phases goes with --matting") }
+if options.decontaminate && !options.matting { die("--decontaminate goes with --matting") }
 if options.matting {
     runMatting(options)
     exit(0)

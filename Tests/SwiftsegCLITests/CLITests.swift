@@ -1,4 +1,5 @@
 import Foundation
+import Swiftseg
 import XCTest
 
 /// Runs the built `swiftseg` binary as a user would: what every CLI test case shares.
@@ -215,12 +216,31 @@ final class CLITests: CLITestCase {
             (["--alpha-matting", "--alpha-matting-background-threshold", "x"], "expects an integer in 0…255"),
             (["--alpha-matting", "--alpha-matting-erode-size", "-1"], "--alpha-matting-erode-size expects"),
             (["--alpha-matting-erode-size", "4"], "goes with --alpha-matting"),
+            (["--decontaminate", "--mask"], "a mask (--mask) has none"),
         ]
         for (extra, mention) in cases {
             assertCleanFailure(try run(["infer", photo("coins.png"), "-o", out, "--instances", labels] + extra), mentions: mention)
             XCTAssertFalse(FileManager.default.fileExists(atPath: out), "\(extra) left \(out)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: labels), "\(extra) left \(labels)")
         }
+    }
+
+    /// `--decontaminate` (rembg 2.0.86's -dc): the cutout's alpha is the plain cutout's, its colours the library's
+    /// estimate under that mask (so they change on the soft edge); a composite is made of those colours too.
+    func testDecontaminateRecoloursTheSubjectOnly() throws {
+        let plain = "\(tmp)/plain.png", clean = "\(tmp)/clean.png", mask = "\(tmp)/mask.png"
+        for (arguments, out) in [([String](), plain), (["--decontaminate"], clean), (["--mask"], mask)] {
+            XCTAssertEqual(try run(["infer", photo("chelsea.png"), "-o", out] + arguments).status, 0, "\(arguments)")
+        }
+        let a = try Image(contentsOfFile: plain), b = try Image(contentsOfFile: clean), m = try Image(contentsOfFile: mask)
+        let expected = Compositing.cutout(Decontamination().colours(of: try Image(contentsOfFile: photo("chelsea.png")), under: m), alpha: m)
+        XCTAssertEqual(b.pixels, expected.pixels)
+        XCTAssertEqual(stride(from: 3, to: a.pixels.count, by: 4).map { a.pixels[$0] }, stride(from: 3, to: b.pixels.count, by: 4).map { b.pixels[$0] })
+        XCTAssertNotEqual(a.pixels, b.pixels)
+        let white = "\(tmp)/white.png", whiteClean = "\(tmp)/white-clean.png"
+        XCTAssertEqual(try run(["infer", photo("chelsea.png"), "--background", "#ffffff", "-o", white]).status, 0)
+        XCTAssertEqual(try run(["infer", photo("chelsea.png"), "--background", "#ffffff", "--decontaminate", "-o", whiteClean]).status, 0)
+        XCTAssertNotEqual(try Image(contentsOfFile: white).pixels, try Image(contentsOfFile: whiteClean).pixels)
     }
 
     // MARK: formats and batches

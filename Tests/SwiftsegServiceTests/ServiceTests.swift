@@ -117,6 +117,18 @@ final class ServiceTests: XCTestCase {
         let ignored = try TestConnection.request(port: port, "POST", "/api/remove?a=false&af=240&ab=10&ae=10", body: photo)
         XCTAssertEqual(ignored.body, try expectedPicture(photo, [:], threads: 2), "af, ab, ae count only with a")
 
+        // rembg 2.0.86's dc (query or form field) as --decontaminate; ignored with om, as rembg ignores it
+        let clean = try TestConnection.request(port: port, "POST", "/api/remove?dc=true", body: photo)
+        XCTAssertEqual(clean.status, 200, clean.text)
+        XCTAssertEqual(clean.body, try expectedPicture(photo, ["decontaminate": "1"], threads: 2))
+        XCTAssertNotEqual(clean.body, try expectedPicture(photo, [:], threads: 2))
+        XCTAssertEqual(try TestConnection.request(port: port, "POST", "/v1/cutout?decontaminate=1", body: photo).body, clean.body)
+        let dcForm = TestConnection.multipart([("file", "cat.png", photo), ("dc", nil, Array("true".utf8))])
+        XCTAssertEqual(try TestConnection.request(port: port, "POST", "/api/remove", body: dcForm.body,
+                                                  headers: ["Content-Type": dcForm.contentType]).body, clean.body)
+        XCTAssertEqual(try TestConnection.request(port: port, "POST", "/api/remove?om=true&dc=true", body: photo).body,
+                       try expectedPicture(photo, ["mask": "1"], threads: 2))
+
         let subjects = try TestConnection.request(port: port, "POST", "/v1/subjects?threshold=0.4", body: photo)
         XCTAssertEqual(subjects.status, 200)
         var configuration = Segmenter.Configuration()
@@ -256,6 +268,8 @@ final class ServiceTests: XCTestCase {
             ("background from a file", "/v1/cutout?background=/etc/passwd", png, [:], 400, "bad_request"),
             ("alpha matting erode size", "/api/remove?a=true&ae=-1", png, [:], 400, "bad_request"),
             ("alpha matting with a mask", "/v1/cutout?alpha-matting=1&mask=1", png, [:], 400, "bad_request"),
+            ("decontaminating a mask", "/v1/cutout?decontaminate=1&mask=1", png, [:], 400, "bad_request"),
+            ("dc not a boolean", "/api/remove?dc=maybe", png, [:], 400, "bad_request"),
             ("alpha matting over --max-matting-pixels", "/api/remove?a=1&af=200&ab=50&ae=40", png, [:], 413, "too_large"),
             ("another model", "/api/remove?model=isnet-anime", png, [:], 400, "bad_request"),
             ("bad bgc", "/api/remove?bgc=1,2,3", png, [:], 400, "bad_request"),

@@ -51,7 +51,8 @@ final class ReadmeExamplesTests: XCTestCase {
         XCTAssertTrue(d0.values.allSatisfy { (0...1).contains($0) })
     }
 
-    /// The README's alpha-matting example: rembg's settings, two threads, the plain cutout as the fallback.
+    /// The README's alpha-matting example: rembg's settings, two threads, the plain cutout as the fallback; and
+    /// rembg's -dc beside it.
     func testAlphaMattingExample() throws {
         let segmenter = try Segmenter()
         let photo = try Image(contentsOfFile: Fixtures.path("photos/rocket.jpg"))
@@ -61,6 +62,8 @@ final class ReadmeExamplesTests: XCTestCase {
         let matted = try matting.cutout(photo, mask: mask.image) ?? segmenter.cutout(photo, mask: mask)
         XCTAssertEqual([matted.width, matted.height, matted.channels], [photo.width, photo.height, 4])
         XCTAssertNotNil(try matting.cutout(photo, mask: mask.image), "the rocket's mask has sure regions of both kinds")
+        let clean = Compositing.cutout(Decontamination().colours(of: photo, under: mask.image), alpha: mask.image)   // rembg's -dc
+        XCTAssertEqual([clean.width, clean.height, clean.channels], [photo.width, photo.height, 4])
     }
 
     func testClassification() throws {

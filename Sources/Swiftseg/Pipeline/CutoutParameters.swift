@@ -25,7 +25,7 @@ public struct CutoutParameters: Sendable {
                                "halo-radius", "halo-strength", "dim", "outline-width", "outline-color",
                                "preview-color", "threshold", "min-area", "post-process", "format",
                                "png-compression", "jpeg-quality", "webp-quality", "alpha-matting", "alpha-matting-foreground-threshold",
-                               "alpha-matting-background-threshold", "alpha-matting-erode-size"]
+                               "alpha-matting-background-threshold", "alpha-matting-erode-size", "decontaminate"]
 
     public init(_ p: RequestParameters) throws {
         lifting.crop = try p.flag("crop")
@@ -60,6 +60,12 @@ public struct CutoutParameters: Sendable {
         let wantsMask = try p.flag("mask")
         if lifting.alphaMatting != nil && (wantsMask || effect != nil || background != nil) {
             throw SwiftsegError(.badRequest, "\(p.label("alpha-matting")) makes the cutout; it cannot be combined with \(p.label("mask")), \(p.label("background")) or \(p.label("effect"))")
+        }
+        if try p.flag("decontaminate") {
+            if wantsMask {
+                throw SwiftsegError(.badRequest, "\(p.label("decontaminate")) sets the cutout's colours; a mask (\(p.label("mask"))) has none")
+            }
+            lifting.decontamination = Decontamination()
         }
         if wantsMask {
             if effect != nil || background != nil {

@@ -53,8 +53,10 @@ public enum Effect: Sendable, Equatable {
 
 extension Compositing {
     /// The photo with `mask` (0…1, the chosen subjects) kept, `background` behind it and `effect` applied.
-    /// Transparent backgrounds give RGBA (alpha = mask); all others RGB.
-    public static func render(_ image: Image, mask: [Float], background: Background, effect: Effect?) throws -> Image {
+    /// Transparent backgrounds give RGBA (alpha = mask); all others RGB. `subject`: the subject's own colours
+    /// when they are not the photo's (``Decontamination``); the photo stays the `.original` background.
+    public static func render(_ image: Image, mask: [Float], background: Background, effect: Effect?,
+                              subject: Image? = nil) throws -> Image {
         let w = image.width, h = image.height
         precondition(mask.count == w * h, "mask must match the image")
         if case .maskPreview(let color)? = effect {
@@ -70,7 +72,7 @@ extension Compositing {
         switch background {
         case .transparent:
             if effect != nil { throw SubjectLiftingError("effects need an opaque background (the photo's, a colour or an image), not transparent") }
-            return cutout(image, alpha: Image(width: w, height: h, channels: 1, pixels: mask.map { UInt8($0 * 255 + 0.5) }))
+            return cutout(subject ?? image, alpha: Image(width: w, height: h, channels: 1, pixels: mask.map { UInt8($0 * 255 + 0.5) }))
         case .original: layer = image.rgb()
         case .color(let c): layer = Image(width: w, height: h, channels: 3, pixels: Array(repeating: [c.r, c.g, c.b], count: w * h).flatMap { $0 })
         case .image(let picture): layer = LanczosResampler.resize(picture.rgb(), width: w, height: h)
@@ -87,7 +89,7 @@ extension Compositing {
             layer = Image(width: w, height: h, channels: 3, pixels: layer.pixels.map { UInt8(Double($0) * dim + 0.5) })
         case .maskPreview?, nil: break
         }
-        var out = blend(image, over: layer, mask: mask)
+        var out = blend(subject ?? image, over: layer, mask: mask)
         if case .highlight(_, let width, let color)? = effect, width > 0 {
             out = outline(out, mask: mask, width: width, color: color)
         }

@@ -36,6 +36,11 @@ public struct LiftingOptions: Sendable {
     /// fur edges, foreground colours without the background's fringe); the plain cutout when the mask has no
     /// sure foreground or background. Cutouts only.
     public var alphaMatting: AlphaMatting? = nil
+    /// rembg 2.0.86's `-dc` (``Decontamination``): the cutout's or the composite's subject in the foreground
+    /// colours estimated under the mask, so soft edges lose the background's fringe. With ``alphaMatting`` it
+    /// makes the cutout only where matting cannot run (matting already estimates them, as rembg does). Not for
+    /// masks.
+    public var decontamination: Decontamination? = nil
     public var request = ForegroundInstanceMaskRequest()
 
     public init() {}
@@ -77,11 +82,11 @@ extension LiftingOptions {
             if let matting = alphaMatting, let matted = try matting.cutout(photo, mask: mask) {
                 image = matted
             } else {
-                image = Compositing.cutout(photo, alpha: mask)
+                image = Compositing.cutout(decontamination?.colours(of: photo, under: mask) ?? photo, alpha: mask)
             }
         case .composite(let background, let effect):
             image = try Compositing.render(photo, mask: mask.pixels.map { Float($0) / 255 }, background: background,
-                                           effect: effect)
+                                           effect: effect, subject: decontamination?.colours(of: photo, under: mask))
         }
         if crop {
             let instances = chosen ?? observation.allInstances

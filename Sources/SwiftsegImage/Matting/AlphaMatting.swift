@@ -77,7 +77,6 @@ public struct AlphaMatting: Sendable, Equatable {
     /// The cutout's bytes: F and α × 255, truncated, as rembg converts them; rows t, t + T, … on worker t.
     private static func rgba(foreground: [Float], alpha: [Double], width: Int, height: Int, pool: SolverThreads?) -> Image {
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        @inline(__always) func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }
         pixels.withUnsafeMutableBufferPointer { pixels in
             foreground.withUnsafeBufferPointer { foreground in
                 alpha.withUnsafeBufferPointer { alpha in
@@ -86,10 +85,10 @@ public struct AlphaMatting: Sendable, Equatable {
                     SolverThreads.each(threads, on: pool) { t in
                         for y in stride(from: t, to: height, by: threads) {
                             for i in (y * width)..<((y + 1) * width) {
-                                out[4 * i] = byte(Double(f[3 * i]))
-                                out[4 * i + 1] = byte(Double(f[3 * i + 1]))
-                                out[4 * i + 2] = byte(Double(f[3 * i + 2]))
-                                out[4 * i + 3] = byte(a[i])
+                                out[4 * i] = ForegroundEstimation.byte(f[3 * i])
+                                out[4 * i + 1] = ForegroundEstimation.byte(f[3 * i + 1])
+                                out[4 * i + 2] = ForegroundEstimation.byte(f[3 * i + 2])
+                                out[4 * i + 3] = ForegroundEstimation.byte(a[i])
                             }
                         }
                     }

@@ -4,7 +4,8 @@ import Swiftseg
 /// rembg's server API (`rembg s`), so its clients work unchanged: `POST /api/remove` with the image as the
 /// multipart field `file` (or the raw body) and rembg's parameters in the query or as form fields, answered
 /// with the same PNG as `swiftseg infer` with the equivalent flags (`om` → `--mask`, `ppm` →
-/// `--post-process`, `a`, `af`, `ab`, `ae` → `--alpha-matting` and its settings, `bgc=r,g,b,255` →
+/// `--post-process`, `a`, `af`, `ab`, `ae` → `--alpha-matting` and its settings, `dc` → `--decontaminate`
+/// (ignored with `om`, as rembg ignores it), `bgc=r,g,b,255` →
 /// `--background #rrggbb`). `GET /api/remove?url=…` is refused: this
 /// server fetches no URLs.
 enum RembgRoutes {
@@ -13,7 +14,7 @@ enum RembgRoutes {
         Route(method: "GET", path: "/api/remove", usesLane: false, handle: refuseURL),
     ]
 
-    static let names = ["model", "a", "af", "ab", "ae", "om", "ppm", "bgc", "extras"]
+    static let names = ["model", "a", "af", "ab", "ae", "om", "ppm", "dc", "bgc", "extras"]
 
     static func remove(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
         let rembg = try context.parameters(request, known: names)
@@ -49,7 +50,7 @@ enum RembgRoutes {
             }
             if let erode = p.value("ae") { values["alpha-matting-erode-size"] = erode }
         }
-        if try flag("om") { values["mask"] = "1" }
+        if try flag("om") { values["mask"] = "1" } else if try flag("dc") { values["decontaminate"] = "1" }  // rembg: none on masks
         if try flag("ppm") { values["post-process"] = "1" }
         if let text = p.value("bgc"), !text.isEmpty {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }

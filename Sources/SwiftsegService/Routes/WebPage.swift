@@ -49,6 +49,7 @@ enum WebPage {
       <label><input type="radio" name="mode" value="mask-preview"> Mask preview</label>
       <label><input type="checkbox" id="crop"> Crop to the subjects</label>
       <label><input type="checkbox" id="matting"> Alpha matting (hair, fur; cutout only, slower)</label>
+      <label><input type="checkbox" id="decontaminate"> Clean edges (no background colour in soft edges)</label>
       <label>Download as <select id="format"><option value="png">PNG</option><option value="webp">WebP (lossless, smaller)</option></select></label>
     </fieldset>
     <div id="status" role="status"></div>
@@ -86,6 +87,8 @@ function pictureQuery() {
   if ($("crop").checked) query.crop = "1";
   $("matting").disabled = mode !== "cutout";
   if ($("matting").checked && mode === "cutout") query["alpha-matting"] = "1";
+  $("decontaminate").disabled = mode === "mask";
+  if ($("decontaminate").checked && mode !== "mask") query.decontaminate = "1";
   if ($("format").value !== "png") query.format = $("format").value;
   return query;
 }
@@ -149,7 +152,7 @@ $("file").addEventListener("change", (e) => choose(e.target.files[0]));
 $("drop").addEventListener("dragover", (e) => { e.preventDefault(); $("drop").classList.add("over"); });
 $("drop").addEventListener("dragleave", () => $("drop").classList.remove("over"));
 $("drop").addEventListener("drop", (e) => { e.preventDefault(); $("drop").classList.remove("over"); choose(e.dataTransfer.files[0]); });
-for (const input of document.querySelectorAll("input[name=mode], #crop, #matting, #format")) {
+for (const input of document.querySelectorAll("input[name=mode], #crop, #matting, #decontaminate, #format")) {
   input.addEventListener("change", () => { if (photo) renderPicture().then(() => say("Done."), (e) => say(e.message, true)); });
 }
 </script>
