@@ -2,7 +2,7 @@
 /// resampler's (SwiftsegImageKernels for the baseline CPU, …AVX2 and …AVX512 symlinked to this file): the
 /// inflater shifts its bit buffer by variable counts on every symbol, which the baseline x86-64 does in three
 /// micro-ops (`shr %cl`) where BMI2 has one (`shrx`), and the Paeth filter's chain is shorter with SSSE3's `pabsw`
-/// and blends: built for AVX2 the whole decode took 0.84–0.87 of the baseline's time (PERF.md, "Decoding PNG").
+/// and blends: built for AVX2 the whole decode took 0.84–0.87 of the baseline's time (PERF.md, "Encoding and decoding images").
 /// SwiftsegImage/Codecs/Inflate.swift and PNGReader.swift pick a build; each gives the same bytes (tests against
 /// the plain references beside them here, and against zlib and libpng).
 public enum PNGDecodingKernels {

@@ -6,7 +6,7 @@ import SwiftsegKernelTypes
 /// A zlib-stream (RFC 1950) DEFLATE (RFC 1951) decoder for a whole stream into a buffer of known size, as a PNG's
 /// image data is: the output is its own window, so nothing is copied into a ring. Why not zlib's inflate: its
 /// fast loop refills its bit buffer a byte at a time and looks 9 bits up at once; this one loads 8 bytes at a
-/// time, looks 11 bits up (10 for distances), and copies matches 8 bytes at a time (PERF.md, "Decoding PNG").
+/// time, looks 11 bits up (10 for distances), and copies matches 8 bytes at a time (PERF.md, "Encoding and decoding images").
 /// It accepts exactly what zlib accepts — header checks, complete Huffman codes (a single code of one bit
 /// excepted, as zlib does), no distance beyond the start, the Adler-32 — and any stream it refuses, a caller
 /// can hand to zlib for its words (the PNG reader hands the file to libpng). Tested against zlib on streams of

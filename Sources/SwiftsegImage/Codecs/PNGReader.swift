@@ -6,7 +6,7 @@ import SwiftsegKernelTypes
 /// RGBA, not interlaced, with no palette, transparency key (tRNS), gAMA or cHRM chunk. ``Inflate`` decodes the
 /// image data into the image's own memory and ``PNGUnfilter`` undoes each row's filter there, in place. Why: libpng,
 /// as Debian builds it, undoes the Paeth filter (most rows of a photo) a byte at a time, and its simplified API
-/// copies every row once more (PERF.md, "Decoding PNG"). Every other file, and any file this reader does not
+/// copies every row once more (PERF.md, "Encoding and decoding images"). Every other file, and any file this reader does not
 /// finish cleanly — a CRC or inflate error, missing or extra image data, no IEND, an unknown critical chunk — goes to
 /// libpng, which also words the error: the pixels and the messages are libpng's either way (a test per kind of
 /// file, and one per filter against ``PNGUnfilter/reference(_:row:above:count:bpp:into:)``).

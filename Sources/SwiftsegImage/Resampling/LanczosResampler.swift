@@ -38,7 +38,7 @@ public enum LanczosResampler {
 
     /// The taps of the size pairs met lately (at most ``tapsCacheSize``): a folder of one camera's photos, or a
     /// server's requests, resizes the same sizes over and over, and the taps' sines were ~2 % of a photo's time
-    /// in `swiftseg classify` (PERF.md, "Decoding PNG"). The same taps either way: they depend on the sizes alone.
+    /// in `swiftseg classify` (PERF.md, "Encoding and decoding images"). The same taps either way: they depend on the sizes alone.
     static let tapsCache = Mutex<[SIMD2<Int>: Taps]>([:])
     static let tapsCacheSize = 32
 
