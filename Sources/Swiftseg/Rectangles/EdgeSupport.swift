@@ -94,8 +94,11 @@ final class EdgeSupport {
     /// difference between j + 2 and j − 2 (±1 px), signed as the sum of the channels' differences (so that a
     /// colour edge keeps one polarity when its strongest channel changes).
     @inline(__always)
-    static func contrast(_ t: Profiles, _ j: Int) -> Float {
-        let diff = ((t[0, j + 2] - t[0, j - 2]) + (t[1, j + 2] - t[1, j - 2]) + (t[2, j + 2] - t[2, j - 2])) / 3
+    static func contrast(_ t: Profiles, _ j: Int) -> Float { contrast(of: colours(t, j)) }
+
+    /// The same from the colour difference itself (``colours(_:_:)``).
+    @inline(__always)
+    static func contrast(of diff: SIMD4<Float>) -> Float {
         let largest = pointwiseMax(diff, -diff).max()
         return diff[0] + diff[1] + diff[2] < 0 ? -largest : largest
     }
@@ -184,11 +187,10 @@ final class EdgeSupport {
             profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
             var best: Float = 0, signed: Float = 0, bestColours = SIMD4<Float>(repeating: 0)
             for j in 2...6 {
-                let c = EdgeSupport.contrast(t, j), across = abs(c)
+                let diff = EdgeSupport.colours(t, j), c = EdgeSupport.contrast(of: diff), across = abs(c)
                 guard across >= minimum, like.map({ ($0 > 0) == (c > 0) }) ?? true else { continue }
                 let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
                 guard across >= 2 * along, across > best else { continue }
-                let diff = EdgeSupport.colours(t, j)
                 if let likeColours {
                     let e = diff - likeColours
                     guard (e * e).sum() <= tolerance else { continue }

@@ -85,8 +85,10 @@ extension LiftingOptions {
                 image = Compositing.cutout(decontamination?.colours(of: photo, under: mask) ?? photo, alpha: mask)
             }
         case .composite(let background, let effect):
+            var subject: Image? = nil
+            if case .maskPreview? = effect {} else { subject = decontamination?.colours(of: photo, under: mask) }  // no subject there
             image = try Compositing.render(photo, mask: mask.pixels.map { Float($0) / 255 }, background: background,
-                                           effect: effect, subject: decontamination?.colours(of: photo, under: mask))
+                                           effect: effect, subject: subject)
         }
         if crop {
             let instances = chosen ?? observation.allInstances
