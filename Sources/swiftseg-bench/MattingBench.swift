@@ -32,8 +32,8 @@ func runMatting(_ options: Options) {
     func decontaminated(_ photo: Image, _ mask: Image, threads: Int) -> Image {
         Compositing.cutout(Decontamination(threads: threads).colours(of: photo, under: mask), alpha: mask)
     }
-    func solver(_ photo: Image, _ mask: Image) -> String {
-        if options.decontaminate { return "decontamination: no solver" }
+    func solver(_ photo: Image, _ mask: Image) -> String? {
+        if options.decontaminate { return nil }   // no solver in that step
         guard let s = try? ClosedFormMatting.solve(rgb: photo, trimap: AlphaMatting().trimap(for: mask)) else { return "failed" }
         return "CG \(s.iterations) iterations (\(s.preconditioner)" + (s.coarseUnknowns > 0 ? ", \(s.coarseUnknowns) coarse unknowns)" : ")")
     }
@@ -59,7 +59,7 @@ func runMatting(_ options: Options) {
                 if let runs = phases[isa] { print("  phases, median ms: " + phaseMedians(runs)) }
             }
         }
-        print("  \(solver(photo, mask))")
+        if let line = solver(photo, mask) { print("  " + line) }
     }
     if let megapixels = options.mattingMegapixels {
         let photo0 = try! Image(contentsOfFile: "\(root)/photos/chelsea.png")
@@ -77,7 +77,7 @@ func runMatting(_ options: Options) {
                          scale, w, h, Double(w * h) / 1e6, unknown, threads, samples[0] / 1000, peakRSSMegabytes(), before))
             if let runs = phases[.best] { print("  phases, ms: " + phaseMedians(runs)) }
         }
-        print("  \(solver(photo, mask))")
+        if let line = solver(photo, mask) { print("  " + line) }
         if let path = options.mattingOutput {
             do {
                 let matted = options.decontaminate ? decontaminated(photo, mask, threads: 1) : try AlphaMatting().cutout(photo, mask: mask)

@@ -98,15 +98,15 @@ public enum ForegroundEstimation {
     /// v / 255 in Double, rounded to Float, for v = 0…255 (as pymatting scales the photo).
     static let photoValues: [Float] = (0...255).map { Float(Double($0) / 255) }
 
-    /// The mean colours where α > 0.9 and where α < 0.1 (pymatting's start, the 1×1 level): the bytes summed
-    /// exactly as integers, then scaled, where pymatting sums the 0…1 values in Float (its means are within
-    /// Float's rounding of these).
     /// A value 0…1 as rembg writes it: × 255, clipped, truncated.
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }
     @inline(__always)
     static func byte(_ v: Float) -> UInt8 { byte(Double(v)) }
 
+    /// The mean colours where α > 0.9 and where α < 0.1 (pymatting's start, the 1×1 level): the bytes summed
+    /// exactly as integers, then scaled, where pymatting sums the 0…1 values in Float (its means are within
+    /// Float's rounding of these).
     static func meanColours(_ image: Image, _ alpha: [Double]) -> (foreground: [Float], background: [Float]) {
         var sums = [Int](repeating: 0, count: 8)   // foreground r, g, b, count; background r, g, b, count
         let c = image.channels
