@@ -6,6 +6,20 @@ struct OptionSpec {
     let names: [String]       // e.g. ["-o", "--output"]
     let valueName: String?    // nil for a flag
     let help: String
+    /// For batches only: its help starts "Batch:", and one photo refuses it (``BatchOptions/refuseBatchFlags(_:options:)``).
+    var batchOnly = false
+
+    init(names: [String], valueName: String?, help: String, batchOnly: Bool = false) {
+        self.names = names
+        self.valueName = valueName
+        self.help = batchOnly ? "Batch: " + help : help
+        self.batchOnly = batchOnly
+    }
+
+    /// A request parameter's option: its name with dashes, its value's look and its help, as the library declares them.
+    init(_ parameter: Parameter) {
+        self.init(names: ["--" + parameter.name], valueName: parameter.valueName, help: parameter.help)
+    }
 }
 
 struct CommandSpec {

@@ -1,8 +1,9 @@
 import Foundation
 import Swiftseg
 
-/// Options every subcommand that reads photos in batches shares (infer, classify): decoding limits, the
-/// workers, sharding, quiet. One spec and one parser each, so their help and checks are the same everywhere.
+/// Options every subcommand that reads photos in batches shares (infer, classify, rectangles): decoding limits,
+/// the workers, sharding, the manifest, quiet. One spec and one parser each, so their help and checks are the
+/// same everywhere.
 enum BatchOptions {
     /// The `<input>…` positional's help, from the formats swiftseg reads (``ImageFormat``).
     static let inputsHelp = "\(ImageFormat.names()) files, folders (searched recursively\nfor "
@@ -11,13 +12,28 @@ enum BatchOptions {
     static let ignoreOrientation = OptionSpec(names: ["--ignore-orientation"], valueName: nil,
         help: "Keep the stored pixel order instead of turning photos upright by their EXIF tag.")
     static let maxPixels = OptionSpec(names: ["--max-pixels"], valueName: "N",
-        help: "Refuse images over N pixels before decoding them (100000000).")
-    static let jobs = OptionSpec(names: ["--jobs"], valueName: "N",
-        help: "Batch: photos decoded/encoded alongside the network (2).")
+        help: "Refuse images over N pixels before decoding them (\(DecodingOptions().maxPixels)).")
+    static let defaultJobs = 2
+    /// `--jobs`: the workers that decode and encode alongside `work` ("the network", "detection").
+    static func jobs(alongside work: String) -> OptionSpec {
+        OptionSpec(names: ["--jobs"], valueName: "N", help: "photos decoded/encoded alongside \(work) (\(defaultJobs)).", batchOnly: true)
+    }
+    static let defaultConcurrent = 2
+    /// `--concurrent`: photos in the network at once; `more` continues the sentence (with its line breaks).
+    static func concurrent(_ more: String) -> OptionSpec {
+        OptionSpec(names: ["--concurrent"], valueName: "N",
+                   help: "photos in the network at the same time (\(defaultConcurrent), or 1 with --threads 1)\(more)", batchOnly: true)
+    }
     static let shard = OptionSpec(names: ["--shard"], valueName: "I/N|auto",
-        help: "Batch: process only shard I of N (0 ≤ I < N), a deterministic split by path;\nauto reads I and N from the scheduler (Kubernetes Indexed Job, Slurm array,\nAWS Batch array, Cloud Run job).")
+        help: "process only shard I of N (0 ≤ I < N), a deterministic split by path;\nauto reads I and N from the scheduler (Kubernetes Indexed Job, Slurm array,\nAWS Batch array, Cloud Run job).",
+        batchOnly: true)
     static let shardCount = OptionSpec(names: ["--shard-count"], valueName: "N",
-        help: "Batch: with --shard auto, the number of shards (Kubernetes sets none;\nor SWIFTSEG_SHARD_COUNT).")
+        help: "with --shard auto, the number of shards (Kubernetes sets none;\nor SWIFTSEG_SHARD_COUNT).", batchOnly: true)
+    /// `--manifest`, whose lines hold `fields` besides the status, the error and the time.
+    static func manifest(_ fields: String) -> OptionSpec {
+        OptionSpec(names: ["--manifest"], valueName: "FILE", help: "append one JSON line per photo (\(fields), ms).", batchOnly: true)
+    }
+    /// Accepted for one photo too (it has no progress to hide), so a script can pass it always.
     static let quiet = OptionSpec(names: ["--quiet"], valueName: nil,
         help: "Batch: no progress or per-photo lines; failures are still reported.")
 
@@ -45,8 +61,6 @@ enum BatchOptions {
         return decoding
     }
 
-    static func jobs(_ args: ParsedArguments) throws -> Int { try args.positiveInt("--jobs", default: 2) }
-
     static func shard(_ args: ParsedArguments) throws -> (index: Int, count: Int)? {
         let count = try args.value("--shard-count").map { _ in try args.positiveInt("--shard-count", default: 1) }
         if count != nil && args.value("--shard") != "auto" { throw CLIError.usage("--shard-count goes with --shard auto") }
@@ -67,13 +81,14 @@ enum BatchOptions {
         return (i, n)
     }
 
-    /// For one photo: a batch-only flag given is a usage error, so it is not silently ignored.
-    static func refuseBatchFlags(_ args: ParsedArguments, also extra: [(String, Bool)] = []) throws {
-        let given = [("--jobs", args.value("--jobs") != nil), ("--concurrent", args.value("--concurrent") != nil)]
-            + extra + [("--shard", args.value("--shard") != nil), ("--shard-count", args.value("--shard-count") != nil),
-                       ("--manifest", args.value("--manifest") != nil)]
-        if let flag = given.first(where: \.1)?.0 {
-            throw CLIError.usage("\(flag) is for batches (several inputs or a folder)")
+    /// For one photo: a batch-only option given (one of `options` marked ``OptionSpec/batchOnly``) is a usage
+    /// error, so it is not silently ignored.
+    static func refuseBatchFlags(_ args: ParsedArguments, options: [OptionSpec]) throws {
+        for option in options where option.batchOnly {
+            let name = option.names.last!
+            if args.value(name) != nil || args.has(name) {
+                throw CLIError.usage("\(name) is for batches (several inputs or a folder)")
+            }
         }
     }
 
@@ -90,8 +105,8 @@ enum BatchOptions {
         /// `concurrent`: photos in flight when the subcommand fixes it (rectangles: one per thread, no network).
         init(_ args: ParsedArguments, threads: Int, concurrent fixed: Int? = nil) throws {
             decoding = try BatchOptions.decoding(args)
-            jobs = try BatchOptions.jobs(args)
-            concurrent = try fixed ?? args.positiveInt("--concurrent", default: min(2, threads))
+            jobs = try args.positiveInt("--jobs", default: BatchOptions.defaultJobs)
+            concurrent = try fixed ?? args.positiveInt("--concurrent", default: min(BatchOptions.defaultConcurrent, threads))
             if concurrent > threads {  // the lanes share --threads; each needs one
                 throw CLIError.usage("--concurrent \(concurrent) photos need a core each of --threads \(threads): give at most \(threads)")
             }

@@ -2,7 +2,61 @@ import Dispatch
 import Foundation
 import Swiftseg
 
-// What every batch subcommand reports (infer, classify): the manifest, and the progress on standard error.
+// What every batch subcommand does around its work (infer, classify, rectangles): its photos found and sharded,
+// the manifest, the progress on standard error, and the tally at the end.
+
+/// One batch subcommand's run. The subcommand makes its items from ``inputs(_:)``, hands ``report(output:manifest:)``
+/// to ``BatchRunner`` and calls ``finish()``.
+///
+/// ```swift
+/// let batch = try BatchSession<Detected>(options.batch) { "(\(Int($0.milliseconds)) ms)" }
+/// let (all, mine) = try batch.inputs(options.inputs)
+/// BatchRunner(…).run(items, …, report: batch.report(output: { … }, manifest: { … }))
+/// try batch.finish()
+/// ```
+final class BatchSession<Value: Sendable>: @unchecked Sendable {
+    let settings: BatchOptions.Settings
+    let manifest: ManifestWriter?
+    let okDetail: @Sendable (BatchRunner.Result<Value>) -> String
+    private var progress: BatchProgress<Value>?
+
+    init(_ settings: BatchOptions.Settings, okDetail: @escaping @Sendable (BatchRunner.Result<Value>) -> String) throws {
+        ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
+        self.settings = settings
+        manifest = try settings.manifestPath.map { try ManifestWriter(path: $0) }
+        self.okDetail = okDetail
+    }
+
+    /// Every photo of the inputs (folders searched), and which are this shard's. Outputs are named over all
+    /// of them before the rest are left out, so every shard names its files as the whole batch would.
+    func inputs(_ paths: [String]) throws -> (all: [BatchInput], isMine: (BatchInput) -> Bool) {
+        let all = try BatchInputs.collect(paths)
+        guard let shard = settings.shard else { return (all, { _ in true }) }
+        return (all, { BatchInputs.isInShard($0, index: shard.index, count: shard.count) })
+    }
+
+    /// The runner's report for `items`: the photo's manifest line (the status, error and time, and `manifest`'s
+    /// fields), its `output` on standard output, and the progress.
+    func report(_ items: [BatchRunner.Item], output: @escaping @Sendable (BatchRunner.Result<Value>) -> String?,
+                manifest fields: @escaping @Sendable (BatchRunner.Result<Value>) -> [String: Any])
+        -> @Sendable (BatchRunner.Result<Value>) -> Void {
+        let progress = BatchProgress<Value>(total: items.count, quiet: settings.quiet, okDetail: okDetail)
+        self.progress = progress
+        let manifest = manifest
+        return { result in
+            manifest?.append(result.manifestLine(fields(result)))
+            if let text = output(result) { FileHandle.standardOutput.write(Data(text.utf8)) }
+            progress.record(result)
+        }
+    }
+
+    /// The summary line, and a failure (exit 1) when any photo failed.
+    func finish() throws {
+        guard let progress else { return }
+        progress.finish()
+        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(progress.total) photos failed") }
+    }
+}
 
 /// Appends JSON lines to the manifest, flushed per line so a killed batch leaves whole lines.
 final class ManifestWriter: @unchecked Sendable {

@@ -13,22 +13,19 @@ enum ClassifyCommand {
         usage: "swiftseg classify <input>… [--top <k>] [--crop-and-scale <mode>] [--json] [--model <model>] [--threads <n>] […]",
         positionals: [("<input>…", BatchOptions.inputsHelp)],
         options: [
-            OptionSpec(names: ["--top"], valueName: "K", help: "How many classes to print, most likely first (5)."),
-            OptionSpec(names: ["--crop-and-scale"], valueName: "MODE",
-                       help: "How the photo becomes the network's square input: centerCrop (default: the\ncentral square), scaleFit (the whole photo on black bars) or scaleFill (stretched)."),
+            OptionSpec(ClassifyImageRequest.Parameters.top),
+            OptionSpec(ClassifyImageRequest.Parameters.cropAndScale),
             OptionSpec(names: ["--json"], valueName: nil,
                        help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, model, cropAndScale, classifications (identifier, confidence, classIndex),\ntimingsMs."),
             OptionSpec(names: ["--full-decode"], valueName: nil,
                        help: "Decode whole photos (default: a JPEG at the smallest DCT scale whose longer side\nis still \(ClassifyImageRequest.photoSide) px, which the fit to 224×224 shrinks anyway)."),
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
-            BatchOptions.jobs,
-            OptionSpec(names: ["--concurrent"], valueName: "N",
-                       help: "Batch: photos in the network at the same time (2, or 1 with --threads 1), sharing\nthe --threads cores."),
+            BatchOptions.jobs(alongside: "the network"),
+            BatchOptions.concurrent(", sharing\nthe --threads cores."),
             BatchOptions.shard,
             BatchOptions.shardCount,
-            OptionSpec(names: ["--manifest"], valueName: "FILE",
-                       help: "Batch: append one JSON line per photo (input, status, error, top identifier\nand confidence, ms)."),
+            BatchOptions.manifest("input, status, error, top identifier\nand confidence"),
             BatchOptions.quiet,
         ] + ModelOptions.specs(modelHelp: "efficientnet-lite0 (default, built in) or a .safetensors classifier.",
                                exactHelp: "Plain GEMM convolutions instead of the channel-blocked kernels, for checking\nthem: slower, and no closer (logits within ~1e-5 of ONNX Runtime either way)."),
@@ -62,7 +59,7 @@ enum ClassifyCommand {
             json = args.has("--json")
             fullDecode = args.has("--full-decode")
             batch = try BatchOptions.Settings(args, threads: try ModelOptions.threads(args))
-            if !isBatch { try BatchOptions.refuseBatchFlags(args) }
+            if !isBatch { try BatchOptions.refuseBatchFlags(args, options: ClassifyCommand.spec.options) }
         }
     }
 
@@ -113,15 +110,12 @@ enum ClassifyCommand {
     }
 
     static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
-        ProcessMemory.returnLargeBlocksToSystem()
-        var inputs = try BatchInputs.collect(options.inputs)
-        if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
-        let items = inputs.map { BatchRunner.Item(input: $0, output: nil) }  // results go to standard output
-        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
-        let progress = BatchProgress<ClassificationResult>(total: items.count, quiet: options.batch.quiet) { result in
+        let batch = try BatchSession<ClassificationResult>(options.batch) { result in
             let top = result.value?.observations.first
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
+        let (inputs, isMine) = try batch.inputs(options.inputs)
+        let items = inputs.filter(isMine).map { BatchRunner.Item(input: $0, output: nil) }  // results go to standard output
         let request = options.request, model = classifiers[0].model.name
         let decoding = options.batch.decoding, fullSize = options.fullDecode
         BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding,
@@ -133,18 +127,13 @@ enum ClassifyCommand {
             },
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             files: { _, _ in [] },  // results go to standard output
-            report: { result in
+            report: batch.report(items, output: { result in
+                try? result.value.map { try text($0, input: result.item.input.path, options: options, model: model,
+                                                 decodeMs: result.decodeMilliseconds, header: true) }
+            }, manifest: { result in
                 let top = result.value?.observations.first
-                manifest?.append(result.manifestLine(["identifier": top?.identifier ?? NSNull(),
-                                                      "confidence": top?.confidence ?? NSNull()]))
-                if let value = result.value,
-                   let out = try? text(value, input: result.item.input.path, options: options, model: model,
-                                       decodeMs: result.decodeMilliseconds, header: true) {
-                    FileHandle.standardOutput.write(Data(out.utf8))
-                }
-                progress.record(result)
-            })
-        progress.finish()
-        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(items.count) photos failed") }
+                return ["identifier": top?.identifier ?? NSNull(), "confidence": top?.confidence ?? NSNull()]
+            }))
+        try batch.finish()
     }
 }

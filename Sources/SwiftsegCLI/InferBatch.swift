@@ -8,8 +8,10 @@ import SwiftsegRuntime
 /// ``BatchRunner`` in the library).
 extension InferCommand {
     static func runBatch(_ options: InferOptions, model network: any Network, configuration: Segmenter.Configuration) throws {
-        ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
-        let inputs = try BatchInputs.collect(options.inputs)
+        let batch = try BatchSession<LiftedSubject>(options.batch) { result in
+            "→ \(result.item.output ?? "") (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
+        }
+        let (inputs, isMine) = try batch.inputs(options.inputs)
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: options.output, isDirectory: &isDir), !isDir.boolValue {
@@ -20,23 +22,10 @@ extension InferCommand {
         let format = options.format ?? .png
         let outputs = BatchInputs.outputPaths(for: inputs, in: options.output, suffix: options.suffix,
                                               fileExtension: format.extensions[0])
-        // Names are chosen over the whole input list, then sharded, so every shard names files alike.
-        var items = zip(inputs, outputs).map { BatchRunner.Item(input: $0, output: $1) }
-        if let shard = options.batch.shard {
-            items = items.filter { BatchInputs.isInShard($0.input, index: shard.index, count: shard.count) }
-        }
-        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
+        let items = zip(inputs, outputs).map { BatchRunner.Item(input: $0, output: $1) }.filter { isMine($0.input) }
         let pipeline = try pipeline(options, format: format)
         // --json: one report line per finished photo on standard output (the progress is on standard error).
         let json = options.json, model = network.name
-        @Sendable func printReport(_ lifted: LiftedSubject, input: String, decodeMs: Double?) {
-            let report = pipeline.report(for: lifted, input: input, model: model,
-                                         timingsMs: SubjectLiftingPipeline.timingsMs(lifted, decodeMs: decodeMs))
-            if let line = try? report.jsonData(pretty: false) { FileHandle.standardOutput.write(Data(line)) }
-        }
-        let progress = BatchProgress<LiftedSubject>(total: items.count, quiet: options.batch.quiet) { result in
-            "→ \(result.item.output ?? "") (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
-        }
         // One segmenter per lane (they share the model's weights and the threads' cores: a photo's bytes are
         // those of a single-photo run with the same --threads).
         let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.batch.concurrent)
@@ -45,14 +34,12 @@ extension InferCommand {
             items,
             process: { try pipeline.lift($0, with: segmenters[$1]) },
             encode: { try pipeline.encode($0).image },
-            report: { result in
-                manifest?.append(result.manifestLine(["instances": result.value?.observation.instances.count ?? 0]))
-                if json, let lifted = result.value {
-                    printReport(lifted, input: result.item.input.path, decodeMs: result.decodeMilliseconds)
-                }
-                progress.record(result)
-            })
-        progress.finish()
-        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(items.count) photos failed") }
+            report: batch.report(items, output: { result in
+                guard json, let lifted = result.value else { return nil }
+                let report = pipeline.report(for: lifted, input: result.item.input.path, model: model,
+                                             timingsMs: SubjectLiftingPipeline.timingsMs(lifted, decodeMs: result.decodeMilliseconds))
+                return (try? report.jsonData(pretty: false)).map { String(decoding: $0, as: UTF8.self) }
+            }, manifest: { ["instances": $0.value?.observation.instances.count ?? 0] }))
+        try batch.finish()
     }
 }

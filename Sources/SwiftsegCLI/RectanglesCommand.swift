@@ -10,18 +10,7 @@ enum RectanglesCommand {
         summary: "Find rectangles (documents, cards, prints) and cut them out upright.",
         usage: "swiftseg rectangles <input>… [--min-aspect <a>] [--max-aspect <b>] [--quadrature-tolerance <deg>] [--min-size <s>] [--min-confidence <c>] [--max-observations <n>] [--json] [--extract <path>] [--draw <path>] […]",
         positionals: [("<input>…", BatchOptions.inputsHelp)],
-        options: [
-            OptionSpec(names: ["--min-aspect"], valueName: "A",
-                       help: "Smallest aspect ratio, shorter side / longer side, 0…1 (0.5)."),
-            OptionSpec(names: ["--max-aspect"], valueName: "B", help: "Largest aspect ratio, 0…1 (1)."),
-            OptionSpec(names: ["--quadrature-tolerance"], valueName: "DEG",
-                       help: "Degrees a corner may differ from 90°, 0…45 (30)."),
-            OptionSpec(names: ["--min-size"], valueName: "S",
-                       help: "Smallest longer side, as a fraction of the photo's shorter side, 0…1 (0.2)."),
-            OptionSpec(names: ["--min-confidence"], valueName: "C",
-                       help: "Drop rectangles whose confidence is below C, 0…1 (0)."),
-            OptionSpec(names: ["--max-observations"], valueName: "N",
-                       help: "How many rectangles at most, best first; 0 = all (1)."),
+        options: DetectRectanglesRequest.Parameters.all.map(OptionSpec.init) + [
             OptionSpec(names: ["--json"], valueName: nil,
                        help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, rectangles (topLeft … bottomLeft normalized with a bottom-left\norigin, boundingBox, confidence, pixelCorners with a top-left origin),\ntimingsMs."),
             OptionSpec(names: ["--extract"], valueName: "PATH",
@@ -31,12 +20,11 @@ enum RectanglesCommand {
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
             OptionSpec(names: ["--threads"], valueName: "N",
-                       help: "Batch: photos detected at the same time (default: all cores); one photo\nuses one thread."),
-            OptionSpec(names: ["--jobs"], valueName: "N", help: "Batch: photos decoded/encoded alongside detection (2)."),
+                       help: "photos detected at the same time (default: all cores); one photo\nuses one thread.", batchOnly: true),
+            BatchOptions.jobs(alongside: "detection"),
             BatchOptions.shard,
             BatchOptions.shardCount,
-            OptionSpec(names: ["--manifest"], valueName: "FILE",
-                       help: "Batch: append one JSON line per photo (input, status, error, rectangles\nfound, best confidence, ms)."),
+            BatchOptions.manifest("input, status, error, rectangles\nfound, best confidence"),
             BatchOptions.quiet,
         ],
         discussion: """
@@ -83,7 +71,7 @@ enum RectanglesCommand {
             }
             let threads = try args.positiveInt("--threads", default: ProcessInfoCores.count)
             batch = try BatchOptions.Settings(args, threads: threads, concurrent: threads)
-            if !isBatch { try BatchOptions.refuseBatchFlags(args, also: [("--threads", args.value("--threads") != nil)]) }
+            if !isBatch { try BatchOptions.refuseBatchFlags(args, options: RectanglesCommand.spec.options) }
         }
     }
 
@@ -147,8 +135,11 @@ enum RectanglesCommand {
     }
 
     static func runBatch(_ options: Options) throws {
-        var inputs = try BatchInputs.collect(options.inputs)
-        if let shard = options.batch.shard { inputs = BatchInputs.shard(inputs, index: shard.index, count: shard.count) }
+        let batch = try BatchSession<Detected>(options.batch) { result in
+            let found = result.value?.result.observations ?? []
+            return "(\(Int(result.milliseconds)) ms, \(found.count) found\(found.first.map { String(format: ", best %.2f", $0.confidence) } ?? ""))"
+        }
+        let (inputs, isMine) = try batch.inputs(options.inputs)
         let fm = FileManager.default
         for folder in [options.extract, options.draw].compactMap({ $0 }) {
             do { try fm.createDirectory(atPath: folder, withIntermediateDirectories: true) }
@@ -156,13 +147,8 @@ enum RectanglesCommand {
         }
         let drawPaths = options.draw.map { BatchInputs.outputPaths(for: inputs, in: $0, suffix: "rectangles", fileExtension: "png") }
         let extractBases = options.extract.map { BatchInputs.outputPaths(for: inputs, in: $0, suffix: "rect", fileExtension: "png") }
-        let items = inputs.enumerated().map { BatchRunner.Item(input: $1, output: drawPaths?[$0]) }
+        let items = inputs.enumerated().map { BatchRunner.Item(input: $1, output: drawPaths?[$0]) }.filter { isMine($0.input) }
         let extractBase = Dictionary(zip(inputs.map(\.path), extractBases ?? []), uniquingKeysWith: { a, _ in a })
-        let manifest = try options.batch.manifestPath.map { try ManifestWriter(path: $0) }
-        let progress = BatchProgress<Detected>(total: items.count, quiet: options.batch.quiet) { result in
-            let found = result.value?.result.observations ?? []
-            return "(\(Int(result.milliseconds)) ms, \(found.count) found\(found.first.map { String(format: ", best %.2f", $0.confidence) } ?? ""))"
-        }
         let request = options.request
         let wantsDrawing = options.draw != nil, wantsCrops = options.extract != nil
         let decoding = options.batch.decoding
@@ -188,18 +174,13 @@ enum RectanglesCommand {
                 if let output = item.output, let drawn = detected.drawn { files.append((output, try drawn.pngData())) }
                 return files
             },
-            report: { result in
+            report: batch.report(items, output: { result in
+                try? result.value.map { try text($0.result.addingDecodeTime(result.decodeMilliseconds),
+                                                 input: result.item.input.path, options: options, header: true) }
+            }, manifest: { result in
                 let found = result.value?.result.observations ?? []
-                manifest?.append(result.manifestLine(["rectangles": result.value == nil ? NSNull() : found.count,
-                                                      "confidence": found.first?.confidence ?? NSNull()]))
-                if let value = result.value,
-                   let out = try? text(value.result.addingDecodeTime(result.decodeMilliseconds),
-                                       input: result.item.input.path, options: options, header: true) {
-                    FileHandle.standardOutput.write(Data(out.utf8))
-                }
-                progress.record(result)
-            })
-        progress.finish()
-        if progress.failed > 0 { throw CLIError.failure("\(progress.failed) of \(items.count) photos failed") }
+                return ["rectangles": result.value == nil ? NSNull() : found.count, "confidence": found.first?.confidence ?? NSNull()]
+            }))
+        try batch.finish()
     }
 }

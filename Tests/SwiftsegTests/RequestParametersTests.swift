@@ -44,8 +44,8 @@ final class RequestParametersTests: XCTestCase {
     }
 
     func testUnknownParametersAreRefused() {
-        XCTAssertNoThrow(try query(["top": "2"]).refuseUnknown(ClassifyImageRequest.parameterNames))
-        XCTAssertThrowsError(try query(["tops": "2"]).refuseUnknown(ClassifyImageRequest.parameterNames)) {
+        XCTAssertNoThrow(try query(["top": "2"]).refuseUnknown(ClassifyImageRequest.Parameters.all.names))
+        XCTAssertThrowsError(try query(["tops": "2"]).refuseUnknown(ClassifyImageRequest.Parameters.all.names)) {
             XCTAssertEqual(($0 as? SwiftsegError)?.message, "unknown parameter 'tops' (known: top, crop-and-scale)")
         }
     }
@@ -60,5 +60,38 @@ final class RequestParametersTests: XCTestCase {
         XCTAssertThrowsError(try DetectRectanglesRequest(parameters: query(["min-aspect": "0.9", "max-aspect": "0.5"]))) {
             XCTAssertEqual(($0 as? SwiftsegError)?.kind, .badRequest)
         }
+    }
+
+    /// Each parameter is declared once (name, kind, default, range, help): the help shows the default the parse
+    /// uses, and the range error the range the declaration gives.
+    func testDeclaredParametersShowTheirDefaultsAndAreReadWithThem() throws {
+        let lists = [CutoutParameters.Parameters.all, ClassifyImageRequest.Parameters.all, DetectRectanglesRequest.Parameters.all]
+        for list in lists { XCTAssertEqual(Set(list.names).count, list.count, "\(list.names)") }
+        func written(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+        var numbers = 0
+        for p in lists.joined() {
+            switch p.kind {
+            case .number(let value?, let range):
+                numbers += 1
+                XCTAssertTrue(p.help.contains("(\(written(value))"), "\(p.name): \(p.help)")
+                XCTAssertEqual(try query([:]).number(p) as Double, value, p.name)
+                let outside = String(range.upperBound + 1)
+                XCTAssertThrowsError(try query([p.name: outside]).number(p) as Double) {
+                    XCTAssertEqual(($0 as? SwiftsegError)?.message,
+                                   "\(p.name) expects a number in \(range.lowerBound)…\(range.upperBound), got '\(outside)'")
+                }
+            case .integer(let value, _):
+                XCTAssertTrue(p.help.contains("(\(value))"), "\(p.name): \(p.help)")
+                XCTAssertEqual(try query([:]).integer(p), value, p.name)
+            case .flag:
+                XCTAssertFalse(try query([:]).flag(p))
+                XCTAssertTrue(try query([p.name: ""]).flag(p))
+            case .number(nil, _), .text:
+                break
+            }
+        }
+        XCTAssertEqual(numbers, 14)  // the effects' 6, threshold, min-area, jpeg-quality and the rectangles' 5
+        XCTAssertEqual(try CutoutParameters(query(["effect": "highlight"])).effect, .highlight(dim: 0.35, outlineWidth: 3, outlineColor: .white))
+        XCTAssertEqual(try CutoutParameters(query(["effect": "mask-preview"])).effect, .maskPreview(color: RGB(0, 170, 255)))
     }
 }

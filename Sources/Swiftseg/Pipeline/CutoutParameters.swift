@@ -20,33 +20,110 @@ public struct CutoutParameters: Sendable {
     /// `format` as given; nil = the caller's default (the CLI: the output's extension).
     public var format: ImageFormat?
 
-    /// Every name this reads.
-    public static let names = ["mask", "crop", "select", "point", "background", "effect", "darken-ev", "blur-radius",
-                               "halo-radius", "halo-strength", "dim", "outline-width", "outline-color",
-                               "preview-color", "threshold", "min-area", "post-process", "format",
-                               "png-compression", "jpeg-quality", "webp-quality", "alpha-matting", "alpha-matting-foreground-threshold",
-                               "alpha-matting-background-threshold", "alpha-matting-erode-size", "decontaminate"]
+    /// The parameters a picture takes, in the order `swiftseg infer --help` lists them.
+    public enum Parameters {
+        public static let mask = Parameter.flag("mask", help: "Write the 8-bit grayscale soft mask (input's size) instead of the cutout.")
+        public static let select = Parameter.text("select", "LIST") { _ in
+            "Use only these instances (e.g. 1,3) for the mask, cutout, crop and composite."
+        }
+        public static let point = Parameter.text("point", "X,Y") { _ in
+            "Use the instance under this point (normalized 0…1, top-left origin);\non background, all instances."
+        }
+        public static let crop = Parameter.flag("crop", help: "Crop the output to the chosen instances' extent.")
+        public static let background = Parameter.text("background", "BG") { _ in
+            "Put the subject on transparent, a #RRGGBB colour or an image (scaled to the\nphoto's size); writes a composite."
+        }
+        public static let effect = Parameter.text("effect", "EFFECT") { _ in
+            "\(Effect.names.joined(separator: " | ")): an effect on the composite."
+        }
+        public static let darkenEV = Parameter.number("darken-ev", "EV", default: 2, in: 0...20) {
+            "darken: stops of exposure taken off the background (\($0))."
+        }
+        public static let blurRadius = Parameter.number("blur-radius", "PX", default: 12, in: 0...1000) {
+            "blur: background blur σ in pixels (\($0))."
+        }
+        public static let haloRadius = Parameter.number("halo-radius", "PX", default: 16, in: 0...1000) {
+            "blur: halo spread σ in pixels (\($0); 0 = no halo)."
+        }
+        public static let haloStrength = Parameter.number("halo-strength", "F", default: 0.6, in: 0...1) {
+            "blur: halo opacity \($1) (\($0))."
+        }
+        public static let dim = Parameter.number("dim", "F", default: 0.35, in: 0...1) {
+            "highlight: brightness kept outside the chosen subjects, \($1) (\($0))."
+        }
+        public static let outlineWidth = Parameter.number("outline-width", "PX", default: 3, in: 0...100) {
+            "highlight: outline width in pixels (\($0); 0 = none)."
+        }
+        public static let outlineColor = Parameter.text("outline-color", "#RRGGBB", default: "#ffffff") {
+            "highlight: outline colour (\($0))."
+        }
+        public static let previewColor = Parameter.text("preview-color", "#RRGGBB", default: "#00aaff") {
+            "mask-preview: the mask's colour (\($0))."
+        }
+        public static let threshold = Parameter.number("threshold", "T", default: ForegroundInstanceMaskRequest().threshold,
+                                                       in: 0.000001...1) {
+            "Mask level (0…1] at which a pixel belongs to an instance (\($0))."
+        }
+        public static let minimumArea = Parameter.number("min-area", "F", default: ForegroundInstanceMaskRequest().minimumArea,
+                                                         in: 0...0.999999) {
+            "Smallest instance as a fraction of the image [0…1) (\($0)); smaller are specks."
+        }
+        public static let postProcess = Parameter.flag("post-process",
+            help: "rembg's mask post-processing: morphological open, blur, re-threshold (binary).")
+        public static let alphaMatting = Parameter.flag("alpha-matting",
+            help: "rembg's alpha matting (-a): closed-form matting over the mask's uncertain band and\nthe foreground's own colours there; finer hair and fur edges. Cutouts only.")
+        public static let alphaMattingForegroundThreshold = Parameter.integer("alpha-matting-foreground-threshold", "0-255",
+                                                                              default: 240, in: 0...255) {
+            "Alpha matting: mask levels above this are sure foreground (\($0))."
+        }
+        public static let alphaMattingBackgroundThreshold = Parameter.integer("alpha-matting-background-threshold", "0-255",
+                                                                              default: 10, in: 0...255) {
+            "Alpha matting: mask levels below this are sure background (\($0))."
+        }
+        public static let alphaMattingErodeSize = Parameter.integer("alpha-matting-erode-size", "PX", default: 10, in: 0...1000) {
+            "Alpha matting: the sure regions are eroded by a square of this side (\($0))."
+        }
+        public static let decontaminate = Parameter.flag("decontaminate",
+            help: "rembg's -dc: the subject's colours are the foreground estimated under the mask\n(pymatting's multi-level method), so soft edges lose the background's fringe.\nCutouts and composites; with --alpha-matting, where matting cannot run.")
+        public static let format = Parameter.text("format", "FMT") { _ in
+            "png, jpeg or webp (default: from the output's extension, else png). JPEG has no\nalpha: use it for masks and opaque composites."
+        }
+        public static let pngCompression = Parameter.text("png-compression", "fast|0-9") { _ in
+            "PNG compression: fast (default: run-length deflate, zlib level 1 for gray photos;\n~1/7 of level 6's time, files about as small) or a zlib level, 0 stored … 9 smallest\n(6 = libpng's and Pillow's default)."
+        }
+        public static let jpegQuality = Parameter.number("jpeg-quality", "1-100", default: Double(EncodingOptions().jpegQuality),
+                                                         in: 1...100) {
+            "JPEG quality (\($0))."
+        }
+        public static let webpQuality = Parameter.number("webp-quality", "0-100", default: nil, in: 0...100) { _ in
+            "Lossy WebP at this quality (default: lossless WebP, the same pixels as PNG)."
+        }
+
+        public static let all = [mask, select, point, crop, background, effect, darkenEV, blurRadius, haloRadius, haloStrength,
+                                 dim, outlineWidth, outlineColor, previewColor, threshold, minimumArea, postProcess, alphaMatting,
+                                 alphaMattingForegroundThreshold, alphaMattingBackgroundThreshold, alphaMattingErodeSize,
+                                 decontaminate, format, pngCompression, jpegQuality, webpQuality]
+    }
 
     public init(_ p: RequestParameters) throws {
-        lifting.crop = try p.flag("crop")
-        lifting.request.postProcess = try p.flag("post-process")
-        lifting.request.threshold = try p.number("threshold", default: 0.5, in: 0.000001...1)
-        lifting.request.minimumArea = try p.number("min-area", default: 0.001, in: 0...0.999999)
-        background = p.value("background")
-        if let text = p.value("png-compression") {
+        typealias P = Parameters
+        lifting.crop = try p.flag(P.crop)
+        lifting.request.postProcess = try p.flag(P.postProcess)
+        lifting.request.threshold = try p.number(P.threshold)
+        lifting.request.minimumArea = try p.number(P.minimumArea)
+        background = p.text(P.background)
+        if let text = p.text(P.pngCompression) {
             guard let compression = PNGCompression(text) else {
-                throw SwiftsegError(.badRequest, "\(p.label("png-compression")) expects fast or a level 0…9, got '\(text)'")
+                throw SwiftsegError(.badRequest, "\(p.label(P.pngCompression.name)) expects fast or a level 0…9, got '\(text)'")
             }
             encoding.pngCompression = compression
         }
-        encoding.jpegQuality = Int(try p.number("jpeg-quality", default: 90, in: 1...100))
-        if p.value("webp-quality") != nil {
-            encoding.webpQuality = Int(try p.number("webp-quality", default: 0, in: 0...100))
-        }
-        if let name = p.value("format") {
+        encoding.jpegQuality = Int(try p.number(P.jpegQuality) as Double)
+        encoding.webpQuality = try (p.number(P.webpQuality) as Double?).map { Int($0) }
+        if let name = p.text(P.format) {
             guard let f = ImageFormat.writable.first(where: { $0.extensions.contains(name.lowercased()) }) else {
                 let names = ImageFormat.writable.map(\.rawValue).joined(separator: ", ")
-                throw SwiftsegError(.badRequest, "\(p.label("format")) must be one of \(names), got '\(name)'")
+                throw SwiftsegError(.badRequest, "\(p.label(P.format.name)) must be one of \(names), got '\(name)'")
             }
             format = f
         }
@@ -57,19 +134,20 @@ public struct CutoutParameters: Sendable {
             throw SwiftsegError(.badRequest, "effects need an opaque background (the photo's, a colour or an image), not transparent")
         }
         lifting.alphaMatting = try Self.alphaMatting(p)
-        let wantsMask = try p.flag("mask")
+        let wantsMask = try p.flag(P.mask)
+        let (mask, backgroundName, effectName) = (p.label(P.mask.name), p.label(P.background.name), p.label(P.effect.name))
         if lifting.alphaMatting != nil && (wantsMask || effect != nil || background != nil) {
-            throw SwiftsegError(.badRequest, "\(p.label("alpha-matting")) makes the cutout; it cannot be combined with \(p.label("mask")), \(p.label("background")) or \(p.label("effect"))")
+            throw SwiftsegError(.badRequest, "\(p.label(P.alphaMatting.name)) makes the cutout; it cannot be combined with \(mask), \(backgroundName) or \(effectName)")
         }
-        if try p.flag("decontaminate") {
+        if try p.flag(P.decontaminate) {
             if wantsMask {
-                throw SwiftsegError(.badRequest, "\(p.label("decontaminate")) sets the cutout's colours; a mask (\(p.label("mask"))) has none")
+                throw SwiftsegError(.badRequest, "\(p.label(P.decontaminate.name)) sets the cutout's colours; a mask (\(mask)) has none")
             }
             lifting.decontamination = Decontamination()
         }
         if wantsMask {
             if effect != nil || background != nil {
-                throw SwiftsegError(.badRequest, "\(p.label("mask")) writes the mask; it cannot be combined with \(p.label("background")) or \(p.label("effect"))")
+                throw SwiftsegError(.badRequest, "\(mask) writes the mask; it cannot be combined with \(backgroundName) or \(effectName)")
             }
             lifting.output = .mask
         } else if effect != nil || background != nil {
@@ -93,58 +171,58 @@ public struct CutoutParameters: Sendable {
 
     /// rembg's `-a` and its three settings (rembg's names and defaults); the settings need the flag.
     private static func alphaMatting(_ p: RequestParameters) throws -> AlphaMatting? {
-        let settings = ["alpha-matting-foreground-threshold", "alpha-matting-background-threshold", "alpha-matting-erode-size"]
-        guard try p.flag("alpha-matting") else {
-            if let given = settings.first(where: { p.value($0) != nil }) {
-                throw SwiftsegError(.badRequest, "\(p.label(given)) goes with \(p.label("alpha-matting"))")
+        typealias P = Parameters
+        let settings = [P.alphaMattingForegroundThreshold, P.alphaMattingBackgroundThreshold, P.alphaMattingErodeSize]
+        guard try p.flag(P.alphaMatting) else {
+            if let given = settings.first(where: { p.value($0.name) != nil }) {
+                throw SwiftsegError(.badRequest, "\(p.label(given.name)) goes with \(p.label(P.alphaMatting.name))")
             }
             return nil
         }
-        return AlphaMatting(foregroundThreshold: try p.integer(settings[0], default: 240, in: 0...255),
-                            backgroundThreshold: try p.integer(settings[1], default: 10, in: 0...255),
-                            erodeSize: try p.integer(settings[2], default: 10, in: 0...1000))
+        return AlphaMatting(foregroundThreshold: try p.integer(settings[0]), backgroundThreshold: try p.integer(settings[1]),
+                            erodeSize: try p.integer(settings[2]))
     }
 
     private static func selection(_ p: RequestParameters) throws -> LiftingOptions.Selection {
-        switch (p.value("select"), p.value("point")) {
-        case (.some, .some): throw SwiftsegError(.badRequest, "use \(p.label("select")) or \(p.label("point")), not both")
+        let (select, point) = (p.label(Parameters.select.name), p.label(Parameters.point.name))
+        switch (p.text(Parameters.select), p.text(Parameters.point)) {
+        case (.some, .some): throw SwiftsegError(.badRequest, "use \(select) or \(point), not both")
         case (let list?, nil):
             let parts = list.split(separator: ",", omittingEmptySubsequences: false)
             let indices = parts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !parts.isEmpty, indices.count == parts.count, indices.allSatisfy({ $0 >= 1 }) else {
-                throw SwiftsegError(.badRequest, "\(p.label("select")) expects instance numbers like 1,3, got '\(list)'")
+                throw SwiftsegError(.badRequest, "\(select) expects instance numbers like 1,3, got '\(list)'")
             }
             return .instances(indices)
         case (nil, let text?):
             let parts = text.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 2 else {
-                throw SwiftsegError(.badRequest, "\(p.label("point")) expects X,Y (normalized, e.g. 0.5,0.4), got '\(text)'")
+                throw SwiftsegError(.badRequest, "\(point) expects X,Y (normalized, e.g. 0.5,0.4), got '\(text)'")
             }
-            let point = NormalizedPoint(x: parts[0], y: parts[1])
-            guard point.isInUnitSquare else {
-                throw SwiftsegError(.badRequest, "\(p.label("point")) \(text) is outside the image: X and Y must be between 0 and 1")
+            let normalized = NormalizedPoint(x: parts[0], y: parts[1])
+            guard normalized.isInUnitSquare else {
+                throw SwiftsegError(.badRequest, "\(point) \(text) is outside the image: X and Y must be between 0 and 1")
             }
-            return .point(point)
+            return .point(normalized)
         case (nil, nil): return .all
         }
     }
 
     private static func effect(_ p: RequestParameters) throws -> Effect? {
-        guard let name = p.value("effect") else { return nil }
+        typealias P = Parameters
+        guard let name = p.text(P.effect) else { return nil }
         switch name {
-        case "darken": return .darken(ev: try p.number("darken-ev", default: 2, in: 0...20))
+        case "darken": return .darken(ev: try p.number(P.darkenEV))
         case "blur":
-            return .blur(radius: try p.number("blur-radius", default: 12, in: 0...1000),
-                         haloRadius: try p.number("halo-radius", default: 16, in: 0...1000),
-                         haloStrength: try p.number("halo-strength", default: 0.6, in: 0...1))
+            return .blur(radius: try p.number(P.blurRadius), haloRadius: try p.number(P.haloRadius),
+                         haloStrength: try p.number(P.haloStrength))
         case "highlight":
-            return .highlight(dim: try p.number("dim", default: 0.35, in: 0...1),
-                              outlineWidth: Int(try p.number("outline-width", default: 3, in: 0...100)),
-                              outlineColor: try p.value("outline-color").map(color) ?? .white)
+            return .highlight(dim: try p.number(P.dim), outlineWidth: Int(try p.number(P.outlineWidth) as Double),
+                              outlineColor: try color(p.text(P.outlineColor)!))
         case "mask-preview":
-            return .maskPreview(color: try p.value("preview-color").map(color) ?? RGB(0, 170, 255))
+            return .maskPreview(color: try color(p.text(P.previewColor)!))
         default:
-            throw SwiftsegError(.badRequest, "\(p.label("effect")) must be one of \(Effect.names.joined(separator: ", ")), got '\(name)'")
+            throw SwiftsegError(.badRequest, "\(p.label(P.effect.name)) must be one of \(Effect.names.joined(separator: ", ")), got '\(name)'")
         }
     }
 

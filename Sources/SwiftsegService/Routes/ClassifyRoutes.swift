@@ -7,7 +7,7 @@ enum ClassifyRoutes {
     static let routes = [Route(method: "POST", path: "/v1/classify", usesLane: true, handle: classify)]
 
     static func classify(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
-        let parameters = try context.parameters(request, known: ClassifyImageRequest.parameterNames)
+        let parameters = try context.parameters(request, known: ClassifyImageRequest.Parameters.all.names)
         let classification: ClassifyImageRequest
         do { classification = try ClassifyImageRequest(parameters: parameters) } catch { throw Service.httpError(SwiftsegError(error)) }
         let bytes = try context.imageBytes(request)

@@ -11,10 +11,13 @@ enum CutoutRoutes {
     ]
 
     /// What subjects' report depends on (the picture's options make no difference to it).
-    static let subjectNames = ["threshold", "min-area", "post-process", "select", "point"]
+    static let subjectNames = {
+        typealias P = CutoutParameters.Parameters
+        return [P.threshold, P.minimumArea, P.postProcess, P.select, P.point].names
+    }()
 
     static func cutout(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
-        let parameters = try context.parameters(request, known: CutoutParameters.names)
+        let parameters = try context.parameters(request, known: CutoutParameters.Parameters.all.names)
         let bytes = try context.imageBytes(request)
         let accepted = RouteContext.preferredFormat(accept: request.head.header("accept"))
         let (pipeline, format) = try Self.pipeline(parameters, service: context.service, format: accepted)

@@ -8,7 +8,7 @@ enum RectanglesRoutes {
     static let routes = [Route(method: "POST", path: "/v1/rectangles", usesLane: true, handle: rectangles)]
 
     static func rectangles(_ request: HTTPRequest, _ context: RouteContext) throws -> HTTPResponse {
-        let parameters = try context.parameters(request, known: DetectRectanglesRequest.parameterNames + ["extract"])
+        let parameters = try context.parameters(request, known: DetectRectanglesRequest.Parameters.all.names + ["extract"])
         let detection: DetectRectanglesRequest, extract: Bool
         do {
             detection = try DetectRectanglesRequest(parameters: parameters)
