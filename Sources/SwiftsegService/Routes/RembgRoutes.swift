@@ -42,23 +42,24 @@ enum RembgRoutes {
         if let extras = p.value("extras"), !extras.isEmpty, extras != "{}" {
             throw HTTPError(400, "bad_request", "extras (prompts for SAM) are not supported: no SAM model here")
         }
+        typealias P = CutoutParameters.Parameters
         var values: [String: String] = [:]
         if try flag("a") {  // af, ab, ae count only with a (rembg's clients send their defaults either way)
-            values["alpha-matting"] = "1"
-            for (short, long) in [("af", "foreground"), ("ab", "background")] where p.value(short) != nil {
-                values["alpha-matting-\(long)-threshold"] = p.value(short)
+            values[P.alphaMatting.name] = "1"
+            for (short, setting) in [("af", P.alphaMattingForegroundThreshold), ("ab", P.alphaMattingBackgroundThreshold),
+                                     ("ae", P.alphaMattingErodeSize)] where p.value(short) != nil {
+                values[setting.name] = p.value(short)
             }
-            if let erode = p.value("ae") { values["alpha-matting-erode-size"] = erode }
         }
-        if try flag("om") { values["mask"] = "1" } else if try flag("dc") { values["decontaminate"] = "1" }  // rembg: none on masks
-        if try flag("ppm") { values["post-process"] = "1" }
+        if try flag("om") { values[P.mask.name] = "1" } else if try flag("dc") { values[P.decontaminate.name] = "1" }  // rembg: none on masks
+        if try flag("ppm") { values[P.postProcess.name] = "1" }
         if let text = p.value("bgc"), !text.isEmpty {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard parts.count == 4, parts.allSatisfy({ $0 != nil && (0...255).contains($0!) }) else {
                 throw HTTPError(400, "bad_request", "bgc expects r,g,b,a with each 0…255, e.g. 255,255,255,255, got '\(text)'")
             }
             switch parts[3]! {
-            case 255: values["background"] = "#" + parts[0..<3].map { String(format: "%02x", $0!) }.joined()
+            case 255: values[P.background.name] = "#" + parts[0..<3].map { String(format: "%02x", $0!) }.joined()
             case 0: break  // under a fully transparent colour the cutout is unchanged
             default:
                 throw HTTPError(400, "bad_request", "bgc with alpha \(parts[3]!) is not supported: use 255 (opaque) or 0 (none)")
