@@ -365,6 +365,9 @@ final class MattingTests: XCTestCase {
                 XCTAssertTrue(ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads, isa: isa) == reference,
                               "\(threads) threads, \(isa)")
             }
+            // decontamination's bytes, written straight from the estimator's layout: the reference's, × 255 and truncated
+            let bytes = reference.map { UInt8(min(255, max(0, Double($0) * 255))) }
+            XCTAssertTrue(Decontamination(threads: threads).colours(of: photo, under: mask).pixels == bytes, "\(threads) threads")
         }
     }
 

@@ -65,36 +65,18 @@ public struct AlphaMatting: Sendable, Equatable {
         return try SolverThreads.with(threads: threads) { pool in
             var alpha = try ClosedFormMatting.solve(rgb: photo, trimap: trimap, options: options, pool: pool).alpha
             clock.lap("alpha")
-            var foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, pool: pool, isa: isa)
-            clock.lap("foreground")
-            defer { ScratchArrays.shared.recycle(&alpha); ScratchArrays.shared.recycle(&foreground) }
-            let cutout = Self.rgba(foreground: foreground, alpha: alpha, width: photo.width, height: photo.height, pool: pool)
-            clock.lap("cutout")
-            return cutout
-        }
-    }
-
-    /// The cutout's bytes: F and α × 255, truncated, as rembg converts them; rows t, t + T, … on worker t.
-    private static func rgba(foreground: [Float], alpha: [Double], width: Int, height: Int, pool: SolverThreads?) -> Image {
-        var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        pixels.withUnsafeMutableBufferPointer { pixels in
-            foreground.withUnsafeBufferPointer { foreground in
-                alpha.withUnsafeBufferPointer { alpha in
-                    let out = pixels.baseAddress!, f = foreground.baseAddress!, a = alpha.baseAddress!
-                    let threads = pool?.count ?? 1
-                    SolverThreads.each(threads, on: pool) { t in
-                        for y in stride(from: t, to: height, by: threads) {
-                            for i in (y * width)..<((y + 1) * width) {
-                                out[4 * i] = ForegroundEstimation.byte(f[3 * i])
-                                out[4 * i + 1] = ForegroundEstimation.byte(f[3 * i + 1])
-                                out[4 * i + 2] = ForegroundEstimation.byte(f[3 * i + 2])
-                                out[4 * i + 3] = ForegroundEstimation.byte(a[i])
-                            }
-                        }
-                    }
+            defer { ScratchArrays.shared.recycle(&alpha) }
+            var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 4)
+            pixels.withUnsafeMutableBufferPointer { pixels in
+                let out = pixels.baseAddress!
+                ForegroundEstimation.foregroundBytes(rgb: photo, alpha: alpha, into: out, pixelStride: 4, pool: pool, isa: isa)
+                clock.lap("foreground")
+                alpha.withUnsafeBufferPointer { alpha in   // α × 255, truncated, as rembg converts it
+                    for i in alpha.indices { out[4 * i + 3] = ForegroundEstimation.byte(alpha[i]) }
                 }
             }
+            clock.lap("cutout")
+            return Image(width: photo.width, height: photo.height, channels: 4, pixels: pixels)
         }
-        return Image(width: width, height: height, channels: 4, pixels: pixels)
     }
 }

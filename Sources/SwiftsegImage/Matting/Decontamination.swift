@@ -15,18 +15,29 @@ public struct Decontamination: Sendable, Equatable {
 
     public init(threads: Int = 1) { self.threads = threads }
 
+    /// α for each mask byte: v / 255, as rembg scales the mask.
+    static let levels: [Double] = (0...255).map { Double($0) / 255 }
+
     /// The foreground colours under `mask` (gray, the photo's size) as 8-bit RGB: × 255, clipped and truncated,
     /// as rembg converts them. The photo's own alpha, if any, is ignored (rembg converts it to RGB first).
     public func colours(of photo: Image, under mask: Image) -> Image {
         precondition(mask.channels == 1 && mask.width == photo.width && mask.height == photo.height,
                      "mask must be a gray image of the photo's size")
         var alpha = ScratchArrays.shared.array(mask.width * mask.height, repeating: 0.0)
+        defer { ScratchArrays.shared.recycle(&alpha) }
         mask.pixels.withUnsafeBufferPointer { m in
-            for i in m.indices { alpha[i] = Double(m[i]) / 255 }
+            alpha.withUnsafeMutableBufferPointer { a in
+                Self.levels.withUnsafeBufferPointer { levels in
+                    for i in m.indices { a[i] = levels[Int(m[i])] }
+                }
+            }
         }
-        var foreground = ForegroundEstimation.foreground(rgb: photo, alpha: alpha, threads: threads)
-        defer { ScratchArrays.shared.recycle(&alpha); ScratchArrays.shared.recycle(&foreground) }
-        let pixels = foreground.map(ForegroundEstimation.byte)
+        var pixels = [UInt8](repeating: 0, count: photo.width * photo.height * 3)
+        SolverThreads.with(threads: threads) { pool in
+            pixels.withUnsafeMutableBufferPointer {
+                ForegroundEstimation.foregroundBytes(rgb: photo, alpha: alpha, into: $0.baseAddress!, pixelStride: 3, pool: pool)
+            }
+        }
         return Image(width: photo.width, height: photo.height, channels: 3, pixels: pixels)
     }
 }

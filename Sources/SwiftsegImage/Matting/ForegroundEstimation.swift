@@ -40,6 +40,32 @@ public enum ForegroundEstimation {
                            smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
                            smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
                            pool: SolverThreads?, isa: KernelISA = .best) -> [Float] {
+        var out = ScratchArrays.shared.array(image.width * image.height * 3, repeating: Float(0))  // AlphaMatting hands it back
+        estimate(rgb: image, alpha: input, regularization: regularization, smallIterations: smallIterations,
+                 bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool, isa: isa) {
+            layout, storage in
+            out.withUnsafeMutableBufferPointer { layout.copyForeground(storage, into: $0.baseAddress!, pixelStride: 3, pool: pool) { $0 } }
+        }
+        return out
+    }
+
+    /// The same foreground as 8-bit colours (``byte(_:)-swift.type.method``, as rembg converts them), written into
+    /// `out`'s first three bytes of every `pixelStride` (3: RGB; 4: RGBA, the fourth left as it is).
+    static func foregroundBytes(rgb image: Image, alpha input: [Double], into out: UnsafeMutablePointer<UInt8>,
+                                pixelStride: Int, pool: SolverThreads?, isa: KernelISA = .best) {
+        let d = defaults
+        estimate(rgb: image, alpha: input, regularization: d.regularization, smallIterations: d.smallIterations,
+                 bigIterations: d.bigIterations, smallSize: d.smallSize, gradientWeight: d.gradientWeight, pool: pool, isa: isa) {
+            layout, storage in
+            layout.copyForeground(storage, into: out, pixelStride: pixelStride, pool: pool) { byte($0) }
+        }
+    }
+
+    /// The levels' fills and sweeps; `finish` reads the full-size level (its layout and storage) before the
+    /// storage goes back to the scratch arrays.
+    private static func estimate(rgb image: Image, alpha input: [Double], regularization: Float, smallIterations: Int,
+                                 bigIterations: Int, smallSize: Int, gradientWeight: Float, pool: SolverThreads?,
+                                 isa: KernelISA, finish: (SkewedBands, UnsafePointer<Float>) -> Void) {
         let kernels = MattingKernelSet(isa)
         let w0 = image.width, h0 = image.height
         let means = meanColours(image, input)
@@ -53,7 +79,7 @@ public enum ForegroundEstimation {
         }
         for (w, h) in levelSizes(width: w0, height: h0) {
             let layout = SkewedBands(width: w, height: h, kernels: kernels)
-            var current = scratch.array(layout.count, repeating: Float(0))
+            var current = scratch.arrayToOverwrite(layout.count, of: Float(0))   // fill writes every position
             current.withUnsafeMutableBufferPointer { current in
                 previous.withUnsafeBufferPointer { previous in
                     layout.fill(current.baseAddress!, photo: image, alpha: input, previous: previous.baseAddress!,
@@ -69,24 +95,8 @@ public enum ForegroundEstimation {
             previous = current
             previousLayout = layout
         }
-        var out = scratch.array(w0 * h0 * 3, repeating: Float(0))   // AlphaMatting hands it back after the cutout
-        out.withUnsafeMutableBufferPointer { out in
-            previous.withUnsafeBufferPointer { previous in
-                let out = out.baseAddress!, previous = previous.baseAddress!, layout = previousLayout
-                let threads = pool?.count ?? 1
-                SolverThreads.each(threads, on: pool) { t in   // rows t, t + T, …: each writes its own
-                    for y in Swift.stride(from: t, to: h0, by: threads) {
-                        for x in 0..<w0 {
-                            for k in 0..<3 {
-                                out[3 * (y * w0 + x) + k] = previous[layout.index(y: y, x: x, field: SkewedBands.foreground + k)]
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        previous.withUnsafeBufferPointer { finish(previousLayout, $0.baseAddress!) }
         scratch.recycle(&previous)
-        return out
     }
 
     /// The photo's channel `k` at pixel `i` as the sweeps see it: 0…1 in Float (gray: its one channel thrice).
@@ -97,13 +107,18 @@ public enum ForegroundEstimation {
 
     /// v / 255 in Double, rounded to Float, for v = 0…255 (as pymatting scales the photo).
     static let photoValues: [Float] = (0...255).map { Float(Double($0) / 255) }
+    /// The same table in memory of its own, kept for the process, for loops that read it without bounds checks.
+    nonisolated(unsafe) static let photoValueTable: UnsafePointer<Float> = {   // never written after
+        let table = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        table.initialize(from: photoValues, count: 256)
+        return UnsafePointer(table)
+    }()
 
     /// A value 0…1 as rembg writes it: × 255, clipped, truncated.
     @inline(__always)
     static func byte(_ v: Double) -> UInt8 { UInt8(truncatingIfNeeded: Int(min(255, max(0, v * 255)))) }
     @inline(__always)
     static func byte(_ v: Float) -> UInt8 { byte(Double(v)) }
-
     /// The mean colours where α > 0.9 and where α < 0.1 (pymatting's start, the 1×1 level): the bytes summed
     /// exactly as integers, then scaled, where pymatting sums the 0…1 values in Float (its means are within
     /// Float's rounding of these).
@@ -298,10 +313,15 @@ struct SkewedBands {
               previousLayout: SkewedBands, pool: SolverThreads?) {
         let w0 = photo.width, h0 = photo.height, wp = previousLayout.width, hp = previousLayout.height
         let w = width, h = height, c = photo.channels, stride = Self.fields * 4
-        // per column: its photo pixel's first byte, and its F's offset from column 0 in the level before
-        let photoColumns = (0..<w).map { max(0, min(w0 - 1, $0 * w0 / w)) }
-        let previousSteps = (0..<w).map { max(0, min(wp - 1, $0 * wp / w)) * stride }
-        let values = ForegroundEstimation.photoValues
+        // per column: its photo pixel, and its F's offset from column 0 in the level before (raw memory, as the
+        // photo's value table: the loop below reads them without bounds checks)
+        let photoColumns = UnsafeMutablePointer<Int>.allocate(capacity: 2 * w), previousSteps = photoColumns + w
+        defer { photoColumns.deallocate() }
+        for x in 0..<w {
+            photoColumns[x] = max(0, min(w0 - 1, x * w0 / w))
+            previousSteps[x] = max(0, min(wp - 1, x * wp / w)) * stride
+        }
+        let values = ForegroundEstimation.photoValueTable
         let threads = pool == nil || bands < 8 ? 1 : pool!.count
         photo.pixels.withUnsafeBufferPointer { pixels in
             alpha.withUnsafeBufferPointer { alpha in
@@ -336,6 +356,30 @@ struct SkewedBands {
                             o[8] = SIMD4(l0.8, l1.8, l2.8, l3.8); o[9] = SIMD4(l0.9, l1.9, l2.9, l3.9)
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// F of every pixel, converted by `convert`, into `out` in raster order, `pixelStride` values a pixel. The
+    /// storage is read once, in order: band by band, step by step, each step's four lanes (four rows) at once
+    /// (a row at a time read every band four times, from memory on large photos); bands t, t + T, … on worker t.
+    /// (Converting a step's four lanes as SIMD4 vectors was twice as slow: the vector conversions to Double and
+    /// to integers went lane by lane.)
+    func copyForeground<T>(_ storage: UnsafePointer<Float>, into out: UnsafeMutablePointer<T>, pixelStride: Int,
+                           pool: SolverThreads?, _ convert: (Float) -> T) {
+        let w = width, h = height, step = Self.fields * 4
+        let threads = pool?.count ?? 1
+        SolverThreads.each(threads, on: pool) { t in
+            for b in Swift.stride(from: t, to: bands, by: threads) {
+                let rows = min(4, h - 4 * b)
+                var from = storage + record(band: b, step: 0) + Self.foreground * 4
+                for s in 0..<(w + 3) {   // lane j holds column s − j
+                    for j in 0..<rows where s - j >= 0 && s - j < w {
+                        let to = out + ((4 * b + j) * w + s - j) * pixelStride
+                        to[0] = convert(from[j]); to[1] = convert(from[4 + j]); to[2] = convert(from[8 + j])
+                    }
+                    from += step
                 }
             }
         }

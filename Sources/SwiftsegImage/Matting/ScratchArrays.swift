@@ -31,6 +31,17 @@ final class ScratchArrays: @unchecked Sendable {
 
     /// `count` copies of `value`, in a kept array's memory when one is big enough.
     func array<T>(_ count: Int, repeating value: T) -> [T] {
+        var array = kept(count, repeating: value)
+        array.withUnsafeMutableBufferPointer { $0.update(repeating: value) }
+        return array
+    }
+
+    /// An array of `count` elements for a caller that writes every one before reading any: a kept array's
+    /// memory holding what its last user left (no fill), or a new array of `value`s.
+    func arrayToOverwrite<T>(_ count: Int, of value: T) -> [T] { kept(count, repeating: value) }
+
+    /// A kept array resized to `count` (`value`s appended where it grows), or a new one of `value`s.
+    private func kept<T>(_ count: Int, repeating value: T) -> [T] {
         var array: [T] = lock.withLock {
             let fitting = shelf.indices.filter { shelf[$0].array is [T] && shelf[$0].capacity >= count }
             guard let best = fitting.min(by: { shelf[$0].capacity < shelf[$1].capacity }) else { return [] }
@@ -38,10 +49,9 @@ final class ScratchArrays: @unchecked Sendable {
             return shelf.remove(at: best).array as! [T]   // now the only reference: refilled in place
         }
         guard array.capacity >= count else { return [T](repeating: value, count: count) }
-        // refilled in place through a pointer (a plain fill the compiler vectorises): appending `count`
-        // repeated elements went element by element, ~3 % of a matting
+        // the callers fill it in place through a pointer (a plain fill the compiler vectorises): appending
+        // `count` repeated elements went element by element, ~3 % of a matting
         if array.count > count { array.removeLast(array.count - count) }
-        array.withUnsafeMutableBufferPointer { $0.update(repeating: value) }
         if array.count < count { array.append(contentsOf: repeatElement(value, count: count - array.count)) }
         return array
     }
