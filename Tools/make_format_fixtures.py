@@ -26,6 +26,8 @@ Writes into Tests/Fixtures/decode/:
   premultiplied, so colours under low alpha come back within rounding), tiff-gray.tif (gray8.png), tiff-16bit.tif
   (rgb16.png through ImageMagick: upright.png within 1), tiff-pages.tif (two pages: the first is upright.png),
   profile-adobe-rgb.tif, and tiff-orientation-N.tif (orientation-N.png's pixels, Orientation tag N by tiffset);
+- heic-nclx-p3.heic and heic-nclx-pq.heic: upright.png with an `nclx` colour description instead of a profile
+  (Display P3; BT.2020 primaries with PQ's curve);
 - heic-orientation-N.heic for N = 1…8: orientation-N.png's stored pixels with HEIF's own turn (`irot`, `imir`)
   for orientation N, as iPhones store photos (written by pillow-heif, which turns an EXIF orientation into
   those boxes and sets the EXIF tag to 1; Debian's heif-enc 1.15 keeps the EXIF tag and writes no turn).
@@ -130,6 +132,17 @@ def main():
     run("heif-enc", "-q", "90", "-o", out("profile-adobe-rgb.heic"), out("profile-adobe-rgb.png"))
     for ext in ("jpg", "png", "webp", "heic"):
         assert Image.open(out(f"profile-adobe-rgb.{ext}")).info.get("icc_profile") == icc, ext
+
+    # nclx colour descriptions (H.273 code points in the `colr` box, no ICC profile), as AVIFs and some HEICs
+    # carry them: Display P3 (P3 primaries, D65, sRGB's curve) becomes an ICC profile; BT.2020 with PQ cannot.
+    # pillow-heif writes the box (Debian's heif-enc 1.15 takes the code points but writes no `colr`).
+    for name, primaries, transfer in (("heic-nclx-p3.heic", 12, 13), ("heic-nclx-pq.heic", 9, 16)):
+        plain = Image.fromarray(pixels(upright, "RGB"))   # pixels only: no profile to write instead
+        plain.info["nclx_profile"] = {"color_primaries": primaries, "transfer_characteristics": transfer,
+                                      "matrix_coefficients": 6, "full_range_flag": 1}
+        plain.save(out(name), quality=90, save_nclx_profile=True)
+        back = Image.open(out(name))
+        assert "icc_profile" not in back.info and back.info["nclx_profile"]["color_primaries"] == primaries, name
 
     # TIFF: Pillow's writer (uncompressed and LZW), ImageMagick for 16-bit RGB, libtiff's tiffset for the
     # Orientation tag and tiffcp for a second page.

@@ -73,4 +73,49 @@ final class HEIFTests: XCTestCase, ReadsDecodeFixtures {
         XCTAssertFalse(ImageFormat.avif.isWritable)
         XCTAssertEqual(ImageFormat(path: "IMG_0042.HEIC"), .heic)
     }
+
+    /// A tag's s15Fixed16 numbers (after its 8-byte type and reserved field) from an ICC profile's tag table.
+    func tagNumbers(_ icc: [UInt8], _ signature: String, count: Int) -> [Double]? {
+        func u32(_ o: Int) -> Int { Int(icc[o]) << 24 | Int(icc[o + 1]) << 16 | Int(icc[o + 2]) << 8 | Int(icc[o + 3]) }
+        for t in 0..<u32(128) where Array(icc[(132 + 12 * t)..<(136 + 12 * t)]) == Array(signature.utf8) {
+            let offset = u32(136 + 12 * t)
+            return (0..<count).map { Double(Int32(bitPattern: UInt32(u32(offset + 8 + 4 * $0)))) / 65536 }
+        }
+        return nil
+    }
+
+    /// An `nclx` colour description (H.273 code points, no profile) becomes the ICC profile that says the same:
+    /// Display P3's colorants are those of Apple's Display P3 profile; a space built from Adobe RGB (1998)'s
+    /// primaries and curve has the colorants of Adobe's own profile (the committed adobe-rgb.icc) to their last
+    /// bits; sRGB needs none, and PQ's high dynamic range has no ICC matrix/TRC profile.
+    func testNCLXColourDescriptionsBecomeProfiles() throws {
+        let p3 = try Image(contentsOfFile: Fixtures.path("decode/heic-nclx-p3.heic"))
+        let icc = try XCTUnwrap(p3.iccProfile)
+        XCTAssertEqual(icc, ColourSpace(primaries: 12, transfer: 13)?.iccProfile)
+        XCTAssertEqual(Array(icc[36..<40]), Array("acsp".utf8))
+        XCTAssertEqual(Int(icc[0]) << 24 | Int(icc[1]) << 16 | Int(icc[2]) << 8 | Int(icc[3]), icc.count)
+        let apple: [String: [Double]] = ["rXYZ": [0.515121, 0.241196, -0.001053], "gXYZ": [0.291977, 0.692245, 0.041885],
+                                         "bXYZ": [0.157104, 0.066574, 0.784073]]
+        for (tag, xyz) in apple {
+            let ours = try XCTUnwrap(tagNumbers(icc, tag, count: 3))
+            for k in 0..<3 { XCTAssertEqual(ours[k], xyz[k], accuracy: 1e-4, tag) }
+        }
+        XCTAssertEqual(tagNumbers(icc, "rTRC", count: 6)?.map { ($0 * 1e4).rounded() / 1e4 },
+                       [3, 2.4, 0.9479, 0.0521, 0.0774, 0.0405])   // 'para' of type 3 (read as 3.0): sRGB's curve
+
+        let adobe = try [UInt8](Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/adobe-rgb.icc"))))
+        let space = ColourSpace(red: .init(0.64, 0.33), green: .init(0.21, 0.71), blue: .init(0.15, 0.06),
+                                white: .init(0.3127, 0.3290), transfer: .gamma(563.0 / 256))
+        for (c, tag) in ["rXYZ", "gXYZ", "bXYZ"].enumerated() {
+            let theirs = try XCTUnwrap(tagNumbers(adobe, tag, count: 3))
+            for k in 0..<3 { XCTAssertEqual(space.colorantsD50[c][k], theirs[k], accuracy: 2e-4, tag) }
+        }
+
+        XCTAssertNil(try Image(contentsOfFile: Fixtures.path("decode/heic-nclx-pq.heic")).iccProfile)
+        XCTAssertTrue(ColourSpace(primaries: 2, transfer: 2)?.isSRGB == true)
+        XCTAssertNil(ColourSpace(primaries: 9, transfer: 18))   // HLG
+        // the profile goes out with the picture, as an embedded one does
+        let png = try Image(encoded: p3.pngData(), name: "p3.png")
+        XCTAssertEqual(png.iccProfile, icc)
+    }
 }

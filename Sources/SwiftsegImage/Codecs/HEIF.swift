@@ -62,18 +62,27 @@ enum HEIF {
         }
     }
 
-    /// The primary image's ICC profile (`colr` of type `prof` or `rICC`); nil for none, or for an `nclx`
-    /// colour description (not turned into a profile yet: most are sRGB's).
+    /// The primary image's ICC profile: its `colr` box of type `prof` or `rICC`, or the profile that says what an
+    /// `nclx` colour description says (``ColourSpace``); nil for none, for sRGB, and for descriptions no ICC
+    /// matrix/TRC profile can say (PQ, HLG).
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
         (try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { profile(of: $0) }) ?? nil
     }
 
     static func profile(of handle: OpaquePointer) -> [UInt8]? {
         let type = heif_image_handle_get_color_profile_type(handle)
-        guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return nil }
-        var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
-        guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
-        return profile
+        if type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC {
+            var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
+            guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+            return profile
+        }
+        var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif_nclx_color_profile_free(nclx) }
+        guard let space = ColourSpace(primaries: Int(nclx.pointee.color_primaries.rawValue),
+                                      transfer: Int(nclx.pointee.transfer_characteristics.rawValue)),
+              !space.isSRGB else { return nil }
+        return space.iccProfile
     }
 
     static func decode(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> Image {
