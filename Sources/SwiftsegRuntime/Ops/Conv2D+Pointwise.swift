@@ -85,22 +85,19 @@ extension Conv2D {
 }
 
 /// A conv's weights as a matrix (`outChannels × ` the reduction: `inChannels` for a 1×1 conv, `inChannels · k²`
-/// for the im2col path) packed in the row blocks of the kernels' GEMM (`WinogradKernels.packGEMMRows`): made at
-/// load for the default build, and on first use for another build's blocks (a test or the benchmark forcing
-/// another ISA).
+/// for the im2col path) packed in the row blocks of the kernels' GEMM (`WinogradKernels.packGEMMRows`), or for
+/// the channel-blocked 1×1 kernel: each made on first use (the first pass), as only the path a conv takes needs
+/// its packing — a 1×1 conv of the mobile classifiers takes the blocked kernel, so packing the GEMM's blocks at
+/// load was a sixth of a one-photo `swiftseg classify` for nothing.
 public final class PackedGEMMWeights: @unchecked Sendable {
     let outChannels: Int, inChannels: Int
     private let weight: UnsafePointer<Float>
-    private let rowBlock: Int
-    private let packedDefault: UnsafeMutablePointer<Float>
-    private let otherPackings = PackingsOnFirstUse()
+    private let packings = PackingsOnFirstUse()
 
     init(weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int) {
         self.weight = weight
         self.outChannels = outChannels
         self.inChannels = inChannels
-        rowBlock = max(Kernels.of(.best).winogradRowBlock, 1)
-        packedDefault = PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
     }
 
     static func pack(_ weight: UnsafePointer<Float>, outChannels: Int, inChannels: Int,
@@ -112,8 +109,7 @@ public final class PackedGEMMWeights: @unchecked Sendable {
 
     /// The weights in blocks of `rowBlock` rows (``Kernels/winogradRowBlock``).
     func packed(rowBlock: Int) -> UnsafePointer<Float> {
-        if rowBlock == self.rowBlock { return UnsafePointer(packedDefault) }
-        return otherPackings.packing(rowBlock) {
+        packings.packing(rowBlock) {
             PackedGEMMWeights.pack(weight, outChannels: outChannels, inChannels: inChannels, rowBlock: rowBlock)
         }
     }
@@ -123,7 +119,7 @@ public final class PackedGEMMWeights: @unchecked Sendable {
     /// stays zero. Made on first use (the first pass), kept with the other packings.
     func blockedPacking(bias: UnsafePointer<Float>) -> (weight: UnsafePointer<Float>, bias: UnsafePointer<Float>) {
         let rows = ChannelBlocks.paddedChannels(outChannels)
-        let p = otherPackings.packing(PackedGEMMWeights.blockedKey) {
+        let p = packings.packing(PackedGEMMWeights.blockedKey) {
             let padded = UnsafeMutablePointer<Float>.allocate(capacity: rows * inChannels)
             padded.initialize(repeating: 0, count: rows * inChannels)
             padded.update(from: weight, count: outChannels * inChannels)
@@ -139,6 +135,4 @@ public final class PackedGEMMWeights: @unchecked Sendable {
 
     /// ``blockedPacking(bias:)``'s key among the packings (no row block is 0).
     private static let blockedKey = 0
-
-    deinit { packedDefault.deallocate() }
 }
