@@ -25,21 +25,25 @@ enum HEIF {
     static func isAVIF(_ b: [UInt8]) -> Bool { !(brands(b)?.isDisjoint(with: avifBrands) ?? true) }
     static func isHEIC(_ b: [UInt8]) -> Bool { !isAVIF(b) && !(brands(b)?.isDisjoint(with: heicBrands) ?? true) }
 
-    /// A read file's context and primary image handle, given to `body`; libheif's own size limit set to
-    /// `options.maxDimension` (it also bounds the tiles of a grid).
+    /// A read file's primary image handle, given to `body` with libheif's functions (opened on first use:
+    /// ``_CHEIF``'s shim); libheif's own size limit set to `options.maxDimension` (it also bounds the tiles of a
+    /// grid).
     static func withPrimaryImage<T>(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions,
-                                    _ body: (OpaquePointer) throws -> T) throws -> T {
-        guard let context = heif_context_alloc() else { throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder") }
-        defer { heif_context_free(context) }
-        heif_context_set_maximum_image_size_limit(context, Int32(min(options.maxDimension, Int(Int32.max))))
-        heif_context_set_max_decoding_threads(context, 0)
+                                    _ body: (OpaquePointer, swiftseg_heif_api) throws -> T) throws -> T {
+        guard let heif = swiftseg_heif()?.pointee else {
+            throw ImageError(.codecFailure, "\(name): cannot decode \(format): libheif (Debian's libheif1) is not installed")
+        }
+        guard let context = heif.context_alloc() else { throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder") }
+        defer { heif.context_free(context) }
+        heif.context_set_maximum_image_size_limit(context, Int32(min(options.maxDimension, Int(Int32.max))))
+        heif.context_set_max_decoding_threads(context, 0)
         return try bytes.withUnsafeBytes { raw in
-            try check(heif_context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), name, format)
+            try check(heif.context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), name, format)
             var handle: OpaquePointer?
-            try check(heif_context_get_primary_image_handle(context, &handle), name, format)
+            try check(heif.context_get_primary_image_handle(context, &handle), name, format)
             guard let handle else { throw ImageError(.unreadableImage, "\(name): corrupt \(format): no primary image") }
-            defer { heif_image_handle_release(handle) }
-            return try body(handle)
+            defer { heif.image_handle_release(handle) }
+            return try body(handle, heif)
         }
     }
 
@@ -57,8 +61,8 @@ enum HEIF {
 
     /// The primary image's size as it will be decoded (turned and cropped).
     static func probe(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
-        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle in
-            (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
+        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle, heif in
+            (Int(heif.image_handle_get_width(handle)), Int(heif.image_handle_get_height(handle)))
         }
     }
 
@@ -66,19 +70,19 @@ enum HEIF {
     /// `nclx` colour description says (``ColourSpace``); nil for none, for sRGB, and for descriptions no ICC
     /// matrix/TRC profile can say (PQ, HLG).
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
-        (try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { profile(of: $0) }) ?? nil
+        (try? withPrimaryImage(bytes, name: "", format: "HEIF", options: DecodingOptions()) { profile(of: $0, $1) }) ?? nil
     }
 
-    static func profile(of handle: OpaquePointer) -> [UInt8]? {
-        let type = heif_image_handle_get_color_profile_type(handle)
+    static func profile(of handle: OpaquePointer, _ heif: swiftseg_heif_api) -> [UInt8]? {
+        let type = heif.image_handle_get_color_profile_type(handle)
         if type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC {
-            var profile = [UInt8](repeating: 0, count: heif_image_handle_get_raw_color_profile_size(handle))
-            guard !profile.isEmpty, heif_image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
+            var profile = [UInt8](repeating: 0, count: heif.image_handle_get_raw_color_profile_size(handle))
+            guard !profile.isEmpty, heif.image_handle_get_raw_color_profile(handle, &profile).code == heif_error_Ok else { return nil }
             return profile
         }
         var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-        guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
-        defer { heif_nclx_color_profile_free(nclx) }
+        guard heif.image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let nclx else { return nil }
+        defer { heif.nclx_color_profile_free(nclx) }
         guard let space = ColourSpace(primaries: Int(nclx.pointee.color_primaries.rawValue),
                                       transfer: Int(nclx.pointee.transfer_characteristics.rawValue)),
               !space.isSRGB else { return nil }
@@ -86,23 +90,23 @@ enum HEIF {
     }
 
     static func decode(_ bytes: [UInt8], name: String, format: String, options: DecodingOptions) throws -> Image {
-        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle in
-            let alpha = heif_image_handle_has_alpha_channel(handle) != 0
-            guard let decoding = heif_decoding_options_alloc() else {
+        try withPrimaryImage(bytes, name: name, format: format, options: options) { handle, heif in
+            let alpha = heif.image_handle_has_alpha_channel(handle) != 0
+            guard let decoding = heif.decoding_options_alloc() else {
                 throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder")
             }
-            defer { heif_decoding_options_free(decoding) }
+            defer { heif.decoding_options_free(decoding) }
             decoding.pointee.convert_hdr_to_8bit = 1
             var decoded: OpaquePointer?
-            try check(heif_decode_image(handle, &decoded, heif_colorspace_RGB,
+            try check(heif.decode_image(handle, &decoded, heif_colorspace_RGB,
                                         alpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, decoding), name, format)
             guard let decoded else { throw ImageError(.unreadableImage, "\(name): corrupt \(format): nothing decoded") }
-            defer { heif_image_release(decoded) }
-            let width = Int(heif_image_get_width(decoded, heif_channel_interleaved))
-            let height = Int(heif_image_get_height(decoded, heif_channel_interleaved))
+            defer { heif.image_release(decoded) }
+            let width = Int(heif.image_get_width(decoded, heif_channel_interleaved))
+            let height = Int(heif.image_get_height(decoded, heif_channel_interleaved))
             var stride: Int32 = 0
-            guard width > 0, height > 0, let plane = heif_image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
-                  heif_image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8 else {
+            guard width > 0, height > 0, let plane = heif.image_get_plane_readonly(decoded, heif_channel_interleaved, &stride),
+                  heif.image_get_bits_per_pixel_range(decoded, heif_channel_interleaved) == 8 else {
                 throw ImageError(.unreadableImage, "\(name): corrupt \(format): no 8-bit picture decoded")
             }
             let channels = alpha ? 4 : 3, row = width * channels
@@ -112,7 +116,7 @@ enum HEIF {
                     (dst.baseAddress! + y * row).update(from: plane + y * Int(stride), count: row)
                 }
             }
-            return Image(width: width, height: height, channels: channels, pixels: pixels).withProfile(profile(of: handle))
+            return Image(width: width, height: height, channels: channels, pixels: pixels).withProfile(profile(of: handle, heif))
         }
     }
 }
