@@ -5,25 +5,24 @@ import Swiftseg
 // What every batch subcommand does around its work (infer, classify, rectangles): its photos found and sharded,
 // the manifest, the progress on standard error, and the tally at the end.
 
-/// One batch subcommand's run. The subcommand makes its items from ``inputs(_:)``, hands ``report(output:manifest:)``
-/// to ``BatchRunner`` and calls ``finish()``.
+/// One batch subcommand's run: the subcommand finds its photos with ``inputs(_:)``, checks and names its
+/// outputs, then hands ``reporter(for:output:manifest:)`` to ``BatchRunner`` and calls ``finish()``.
 ///
 /// ```swift
-/// let batch = try BatchSession<Detected>(options.batch) { "(\(Int($0.milliseconds)) ms)" }
-/// let (all, mine) = try batch.inputs(options.inputs)
-/// BatchRunner(…).run(items, …, report: batch.report(output: { … }, manifest: { … }))
+/// let batch = BatchSession<Detected>(options.batch) { "(\(Int($0.milliseconds)) ms)" }
+/// let (all, isMine) = try batch.inputs(options.inputs)
+/// let report = try batch.reporter(for: items, output: { … }, manifest: { … })   // opens the manifest
+/// BatchRunner(…).run(items, …, report: report)
 /// try batch.finish()
 /// ```
 final class BatchSession<Value: Sendable>: @unchecked Sendable {
     let settings: BatchOptions.Settings
-    let manifest: ManifestWriter?
     let okDetail: @Sendable (BatchRunner.Result<Value>) -> String
     private var progress: BatchProgress<Value>?
 
-    init(_ settings: BatchOptions.Settings, okDetail: @escaping @Sendable (BatchRunner.Result<Value>) -> String) throws {
+    init(_ settings: BatchOptions.Settings, okDetail: @escaping @Sendable (BatchRunner.Result<Value>) -> String) {
         ProcessMemory.returnLargeBlocksToSystem()  // flat, low RSS over long batches (PERF.md, "Batches")
         self.settings = settings
-        manifest = try settings.manifestPath.map { try ManifestWriter(path: $0) }
         self.okDetail = okDetail
     }
 
@@ -36,13 +35,14 @@ final class BatchSession<Value: Sendable>: @unchecked Sendable {
     }
 
     /// The runner's report for `items`: the photo's manifest line (the status, error and time, and `manifest`'s
-    /// fields), its `output` on standard output, and the progress.
-    func report(_ items: [BatchRunner.Item], output: @escaping @Sendable (BatchRunner.Result<Value>) -> String?,
-                manifest fields: @escaping @Sendable (BatchRunner.Result<Value>) -> [String: Any])
+    /// fields), its `output` on standard output, and the progress. Opens the manifest: call it once the
+    /// subcommand's checks have passed, so a refused batch leaves no file behind.
+    func reporter(for items: [BatchRunner.Item], output: @escaping @Sendable (BatchRunner.Result<Value>) -> String?,
+                  manifest fields: @escaping @Sendable (BatchRunner.Result<Value>) -> [String: Any]) throws
         -> @Sendable (BatchRunner.Result<Value>) -> Void {
+        let manifest = try settings.manifestPath.map { try ManifestWriter(path: $0) }
         let progress = BatchProgress<Value>(total: items.count, quiet: settings.quiet, okDetail: okDetail)
         self.progress = progress
-        let manifest = manifest
         return { result in
             manifest?.append(result.manifestLine(fields(result)))
             if let text = output(result) { FileHandle.standardOutput.write(Data(text.utf8)) }

@@ -110,7 +110,7 @@ enum ClassifyCommand {
     }
 
     static func runBatch(_ options: Options, classifiers: [Classifier]) throws {
-        let batch = try BatchSession<ClassificationResult>(options.batch) { result in
+        let batch = BatchSession<ClassificationResult>(options.batch) { result in
             let top = result.value?.observations.first
             return "(\(Int(result.milliseconds)) ms, \(top.map { String(format: "%.2f %@", $0.confidence, $0.identifier) } ?? "-"))"
         }
@@ -118,6 +118,13 @@ enum ClassifyCommand {
         let items = inputs.filter(isMine).map { BatchRunner.Item(input: $0, output: nil) }  // results go to standard output
         let request = options.request, model = classifiers[0].model.name
         let decoding = options.batch.decoding, fullSize = options.fullDecode
+        let report = try batch.reporter(for: items, output: { result in
+            try? result.value.map { try text($0, input: result.item.input.path, options: options, model: model,
+                                             decodeMs: result.decodeMilliseconds, header: true) }
+        }, manifest: { result in
+            let top = result.value?.observations.first
+            return ["identifier": top?.identifier ?? NSNull(), "confidence": top?.confidence ?? NSNull()]
+        })
         BatchRunner(jobs: options.batch.jobs, lanes: classifiers.count, decoding: options.batch.decoding,
                     cores: classifiers.first?.configuration.coreBudget).run(
             items,
@@ -127,13 +134,7 @@ enum ClassifyCommand {
             },
             process: { photo, lane in classifiers[lane].classify(photo, request: request) },
             files: { _, _ in [] },  // results go to standard output
-            report: batch.report(items, output: { result in
-                try? result.value.map { try text($0, input: result.item.input.path, options: options, model: model,
-                                                 decodeMs: result.decodeMilliseconds, header: true) }
-            }, manifest: { result in
-                let top = result.value?.observations.first
-                return ["identifier": top?.identifier ?? NSNull(), "confidence": top?.confidence ?? NSNull()]
-            }))
+            report: report)
         try batch.finish()
     }
 }

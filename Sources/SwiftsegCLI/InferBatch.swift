@@ -8,7 +8,7 @@ import SwiftsegRuntime
 /// ``BatchRunner`` in the library).
 extension InferCommand {
     static func runBatch(_ options: InferOptions, model network: any Network, configuration: Segmenter.Configuration) throws {
-        let batch = try BatchSession<LiftedSubject>(options.batch) { result in
+        let batch = BatchSession<LiftedSubject>(options.batch) { result in
             "→ \(result.item.output ?? "") (\(Int(result.milliseconds)) ms, \(result.value?.observation.instances.count ?? 0) instances)"
         }
         let (inputs, isMine) = try batch.inputs(options.inputs)
@@ -29,17 +29,18 @@ extension InferCommand {
         // One segmenter per lane (they share the model's weights and the threads' cores: a photo's bytes are
         // those of a single-photo run with the same --threads).
         let segmenters = Segmenter.lanes(sharing: network, configuration: configuration, count: options.batch.concurrent)
+        let report = try batch.reporter(for: items, output: { result in
+            guard json, let lifted = result.value else { return nil }
+            let subjects = pipeline.report(for: lifted, input: result.item.input.path, model: model,
+                                           timingsMs: SubjectLiftingPipeline.timingsMs(lifted, decodeMs: result.decodeMilliseconds))
+            return (try? subjects.jsonData(pretty: false)).map { String(decoding: $0, as: UTF8.self) }
+        }, manifest: { ["instances": $0.value?.observation.instances.count ?? 0] })
         BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: options.overwrite,
                     decoding: options.batch.decoding, cores: configuration.coreBudget).run(
             items,
             process: { try pipeline.lift($0, with: segmenters[$1]) },
             encode: { try pipeline.encode($0).image },
-            report: batch.report(items, output: { result in
-                guard json, let lifted = result.value else { return nil }
-                let report = pipeline.report(for: lifted, input: result.item.input.path, model: model,
-                                             timingsMs: SubjectLiftingPipeline.timingsMs(lifted, decodeMs: result.decodeMilliseconds))
-                return (try? report.jsonData(pretty: false)).map { String(decoding: $0, as: UTF8.self) }
-            }, manifest: { ["instances": $0.value?.observation.instances.count ?? 0] }))
+            report: report)
         try batch.finish()
     }
 }

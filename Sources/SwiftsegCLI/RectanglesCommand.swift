@@ -135,7 +135,7 @@ enum RectanglesCommand {
     }
 
     static func runBatch(_ options: Options) throws {
-        let batch = try BatchSession<Detected>(options.batch) { result in
+        let batch = BatchSession<Detected>(options.batch) { result in
             let found = result.value?.result.observations ?? []
             return "(\(Int(result.milliseconds)) ms, \(found.count) found\(found.first.map { String(format: ", best %.2f", $0.confidence) } ?? ""))"
         }
@@ -152,6 +152,13 @@ enum RectanglesCommand {
         let request = options.request
         let wantsDrawing = options.draw != nil, wantsCrops = options.extract != nil
         let decoding = options.batch.decoding
+        let report = try batch.reporter(for: items, output: { result in
+            try? result.value.map { try text($0.result.addingDecodeTime(result.decodeMilliseconds),
+                                             input: result.item.input.path, options: options, header: true) }
+        }, manifest: { result in
+            let found = result.value?.result.observations ?? []
+            return ["rectangles": result.value == nil ? NSNull() : found.count, "confidence": found.first?.confidence ?? NSNull()]
+        })
         BatchRunner(jobs: options.batch.jobs, lanes: options.batch.concurrent, overwrite: true, decoding: decoding).run(
             items,
             decode: { path in
@@ -174,13 +181,7 @@ enum RectanglesCommand {
                 if let output = item.output, let drawn = detected.drawn { files.append((output, try drawn.pngData())) }
                 return files
             },
-            report: batch.report(items, output: { result in
-                try? result.value.map { try text($0.result.addingDecodeTime(result.decodeMilliseconds),
-                                                 input: result.item.input.path, options: options, header: true) }
-            }, manifest: { result in
-                let found = result.value?.result.observations ?? []
-                return ["rectangles": result.value == nil ? NSNull() : found.count, "confidence": found.first?.confidence ?? NSNull()]
-            }))
+            report: report)
         try batch.finish()
     }
 }
