@@ -40,7 +40,7 @@ public enum ForegroundEstimation {
                            smallIterations: Int = defaults.smallIterations, bigIterations: Int = defaults.bigIterations,
                            smallSize: Int = defaults.smallSize, gradientWeight: Float = defaults.gradientWeight,
                            pool: SolverThreads?, isa: KernelISA = .best) -> [Float] {
-        var out = ScratchArrays.shared.array(image.width * image.height * 3, repeating: Float(0))  // AlphaMatting hands it back
+        var out = [Float](repeating: 0, count: image.width * image.height * 3)   // the caller's: not a scratch array
         estimate(rgb: image, alpha: input, regularization: regularization, smallIterations: smallIterations,
                  bigIterations: bigIterations, smallSize: smallSize, gradientWeight: gradientWeight, pool: pool, isa: isa) {
             layout, storage in
