@@ -110,6 +110,13 @@ struct Kernels: Sendable {
                                          _ outputs: Range<Int>, _ out: UnsafeMutablePointer<Float>) -> Void
     typealias Lerp = @Sendable (_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
                                 _ out: UnsafeMutablePointer<Float>, _ count: Int) -> Void
+    typealias LayerNormRow = @Sendable (_ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ features: Int,
+                                        _ weight: UnsafePointer<Float>, _ bias: UnsafePointer<Float>,
+                                        _ epsilon: Float) -> Void
+    typealias BiasGELURow = @Sendable (_ p: UnsafeMutablePointer<Float>, _ count: Int, _ bias: UnsafePointer<Float>?) -> Void
+    typealias BiasRow = @Sendable (_ p: UnsafeMutablePointer<Float>, _ count: Int, _ bias: UnsafePointer<Float>?,
+                                   _ residual: UnsafePointer<Float>?) -> Void
+    typealias SoftmaxRow = @Sendable (_ p: UnsafeMutablePointer<Float>, _ count: Int) -> Void
 
     /// The Winograd transforms, F(4×4) and F(6×4) (``winogradInput(_:)`` and ``winogradOutput(_:)`` pick one).
     let winogradInput4x4: WinogradInput, winogradInput6x4: WinogradInput
@@ -141,6 +148,12 @@ struct Kernels: Sendable {
     let linearColumns: LinearColumns
     /// The horizontal step of an exact 2× bilinear upsampling.
     let upsample2xRow: UpsampleRow
+    /// A transformer's token rows: layer normalisation, a linear layer's GELU or bias-and-residual epilogue,
+    /// the softmax of attention scores (``LayerNorm``, ``TokenLinear``, ``WindowAttention``).
+    let layerNormRow: LayerNormRow
+    let biasGELURow: BiasGELURow
+    let biasRow: BiasRow
+    let softmaxRow: SoftmaxRow
 
     static let baseline = Kernels(
         winogradInput4x4: SwiftsegKernels.WinogradKernels.inputTransform,
@@ -164,7 +177,11 @@ struct Kernels: Sendable {
         maxPool2x2Row: SwiftsegKernels.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernels.SIMDKernels.lerp,
         linearColumns: SwiftsegKernels.SIMDKernels.linearColumns,
-        upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow)
+        upsample2xRow: SwiftsegKernels.SIMDKernels.upsample2xRow,
+        layerNormRow: SwiftsegKernels.TransformerKernels.layerNorm,
+        biasGELURow: SwiftsegKernels.TransformerKernels.addBiasGELU,
+        biasRow: SwiftsegKernels.TransformerKernels.addBias,
+        softmaxRow: SwiftsegKernels.TransformerKernels.softmax)
 
     static let avx2 = Kernels(
         winogradInput4x4: SwiftsegKernelsAVX2.WinogradKernels.inputTransform,
@@ -188,7 +205,11 @@ struct Kernels: Sendable {
         maxPool2x2Row: SwiftsegKernelsAVX2.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX2.SIMDKernels.lerp,
         linearColumns: SwiftsegKernelsAVX2.SIMDKernels.linearColumns,
-        upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow)
+        upsample2xRow: SwiftsegKernelsAVX2.SIMDKernels.upsample2xRow,
+        layerNormRow: SwiftsegKernelsAVX2.TransformerKernels.layerNorm,
+        biasGELURow: SwiftsegKernelsAVX2.TransformerKernels.addBiasGELU,
+        biasRow: SwiftsegKernelsAVX2.TransformerKernels.addBias,
+        softmaxRow: SwiftsegKernelsAVX2.TransformerKernels.softmax)
 
     static let avx512 = Kernels(
         winogradInput4x4: SwiftsegKernelsAVX512.WinogradKernels.inputTransform,
@@ -212,7 +233,11 @@ struct Kernels: Sendable {
         maxPool2x2Row: SwiftsegKernelsAVX512.SIMDKernels.maxPool2x2Row,
         lerp: SwiftsegKernelsAVX512.SIMDKernels.lerp,
         linearColumns: SwiftsegKernelsAVX512.SIMDKernels.linearColumns,
-        upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow)
+        upsample2xRow: SwiftsegKernelsAVX512.SIMDKernels.upsample2xRow,
+        layerNormRow: SwiftsegKernelsAVX512.TransformerKernels.layerNorm,
+        biasGELURow: SwiftsegKernelsAVX512.TransformerKernels.addBiasGELU,
+        biasRow: SwiftsegKernelsAVX512.TransformerKernels.addBias,
+        softmaxRow: SwiftsegKernelsAVX512.TransformerKernels.softmax)
 
     /// The input transform for tiles of `tile`'s shape.
     func winogradInput(_ tile: WinogradTile) -> WinogradInput {

@@ -1,0 +1,1 @@
+../SwiftsegKernels/TransformerKernels.swift

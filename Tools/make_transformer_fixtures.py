@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Single-op fixtures for the transformer ops (Tests/Fixtures/ops/*.safetensors), from ONNX Runtime.
+
+Each op is written here as a small PyTorch module with the semantics of the Swin v1 code BiRefNet uses (written
+for this script, not copied), exported the way BiRefNet's ONNX notebook exports (TorchScript exporter, opset 17)
+and run by ONNX Runtime with its graph optimisations off. Random inputs and weights from fixed seeds.
+
+    Tools/.venv/bin/pip install torch          # CPU wheel; only this script needs it
+    Tools/.venv/bin/python Tools/make_transformer_fixtures.py [--ops layernorm,gelu,...]
+
+Writes ops/NAME.safetensors with `caseN.*` tensors (weights in PyTorch's layouts) and each case's sizes as JSON
+in the metadata:
+- layernorm: nn.LayerNorm(C) on 1×L×C tokens (exports as LayerNormalization).
+- gelu: nn.GELU() (exports as Div, Erf, Add, Mul, Mul), values over ±8 and the tails.
+- tokenlinear: nn.Linear on tokens (MatMul + Add), with and without bias, followed by GELU or a residual add.
+- windowattention: a Swin block's attention branch, shortcut + proj(attention(norm1(x) padded, shifted,
+  partitioned)), on maps that are and are not whole windows, smaller than one window, shifted or not.
+- patchmerging: 2×2 blocks concatenated (odd maps padded), LayerNorm(4C), Linear(4C → 2C, no bias).
+"""
+
+import argparse
+import io
+import json
+import os
+import sys
+
+import numpy as np
+import onnxruntime as ort
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from make_fixtures import OUT, write_safetensors  # noqa: E402
+
+
+def run_onnx(module, inputs):
+    """Exports `module` as BiRefNet's notebook does and runs it with ONNX Runtime."""
+    buffer = io.BytesIO()
+    names = [f"x{i}" for i in range(len(inputs))]
+    with torch.no_grad():
+        torch.onnx.export(module.eval(), tuple(torch.from_numpy(a) for a in inputs), buffer, opset_version=17,
+                          input_names=names, output_names=["y"], dynamo=False)
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(buffer.getvalue(), opts, providers=["CPUExecutionProvider"])
+    used = {i.name for i in session.get_inputs()}   # an input the module ignores is not in the graph
+    return session.run(["y"], {n: a for n, a in zip(names, inputs) if n in used})[0]
+
+
+def randn(rng, *shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def set_parameters(module, rng):
+    """Every parameter random (biases and norms too, so none is the identity it starts as)."""
+    with torch.no_grad():
+        for name, p in module.named_parameters():
+            fan_in = p.shape[-1] if p.dim() > 1 else 1
+            p.copy_(torch.from_numpy(randn(rng, *p.shape, scale=1 / np.sqrt(fan_in))))
+            if name.endswith("norm.weight") or name.endswith("norm1.weight"):
+                p.add_(1)
+
+
+def parameters(module, prefix):
+    return [(f"{prefix}.{name}", p.detach().numpy().copy()) for name, p in module.named_parameters()]
+
+
+def layernorm_cases():
+    rng = np.random.default_rng(20261207)
+    shapes = [(5, 7), (33, 16), (4, 96), (7, 17), (2, 193), (1, 1)]
+    tensors, meta = [], {}
+    for i, (length, c) in enumerate(shapes):
+        norm = nn.LayerNorm(c)
+        set_parameters(norm, rng)
+        x = randn(rng, 1, length, c, scale=3) + rng.uniform(-2, 2)
+        y = run_onnx(norm, [x.astype(np.float32)])
+        tensors += [(f"case{i}.input", x.astype(np.float32)), (f"case{i}.output", y)] + parameters(norm, f"case{i}")
+        meta[f"case{i}"] = json.dumps({"tokens": length, "features": c})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+def gelu_cases():
+    x = np.concatenate([np.linspace(-8, 8, 1601), [-20, -12, -9.5, 9.5, 12, 20, 0, -0.0, 1e-7, -1e-7]])
+    x = x.astype(np.float32).reshape(1, 1, -1)
+    return [("case0.input", x), ("case0.output", run_onnx(nn.GELU(), [x]))], {"cases": "1", "case0": "{}"}
+
+
+class LinearThen(nn.Module):
+    def __init__(self, cin, cout, bias, then):
+        super().__init__()
+        self.fc = nn.Linear(cin, cout, bias=bias)
+        self.then = then
+
+    def forward(self, x, residual):
+        y = self.fc(x)
+        if self.then == "gelu":
+            return F.gelu(y)
+        if self.then == "residual":
+            return y + residual
+        return y
+
+
+def tokenlinear_cases():
+    rng = np.random.default_rng(20261208)
+    # (tokens, in, out, bias, then): then 0 nothing, 1 GELU, 2 residual
+    shapes = [(5, 7, 3, True, 0), (130, 16, 48, True, 1), (9, 96, 96, True, 2), (257, 33, 17, False, 0),
+              (1, 4, 8, False, 2), (64, 24, 96, True, 1)]
+    tensors, meta = [], {}
+    for i, (length, cin, cout, bias, then) in enumerate(shapes):
+        module = LinearThen(cin, cout, bias, ["none", "gelu", "residual"][then])
+        set_parameters(module, rng)
+        x, r = randn(rng, 1, length, cin), randn(rng, 1, length, cout)
+        y = run_onnx(module, [x, r])
+        tensors += [(f"case{i}.input", x), (f"case{i}.residual", r), (f"case{i}.output", y)]
+        tensors += parameters(module, f"case{i}")
+        meta[f"case{i}"] = json.dumps({"tokens": length, "in": cin, "out": cout, "bias": int(bias), "then": then})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+class ShiftedWindowAttention(nn.Module):
+    """shortcut + proj(W-MSA or SW-MSA of x), x already normalised: the first half of a Swin v1 block."""
+
+    def __init__(self, dim, heads, window, shift):
+        super().__init__()
+        self.heads, self.window, self.shift = heads, window, shift
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.relative_position_bias_table = nn.Parameter(torch.zeros((2 * window - 1) ** 2, heads))
+        ys, xs = torch.meshgrid(torch.arange(window), torch.arange(window), indexing="ij")
+        ys, xs = ys.flatten(), xs.flatten()
+        index = (ys[:, None] - ys[None, :] + window - 1) * (2 * window - 1) + (xs[:, None] - xs[None, :] + window - 1)
+        self.register_buffer("index", index)
+
+    def partition(self, x):  # 1×Hp×Wp×C → windows×n×C
+        _, hp, wp, c = x.shape
+        w = self.window
+        return x.view(hp // w, w, wp // w, w, c).permute(0, 2, 1, 3, 4).reshape(-1, w * w, c)
+
+    def forward(self, x, shortcut, height: int, width: int):
+        c, w, s = x.shape[-1], self.window, self.shift
+        x = x.view(1, height, width, c)
+        hp, wp = -(-height // w) * w, -(-width // w) * w
+        x = F.pad(x, (0, 0, 0, wp - width, 0, hp - height))
+        if s:
+            x = torch.roll(x, shifts=(-s, -s), dims=(1, 2))
+        windows = self.partition(x)
+        n, d = w * w, c // self.heads
+        qkv = self.qkv(windows).reshape(-1, n, 3, self.heads, d).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0] * d ** -0.5, qkv[1], qkv[2]
+        scores = q @ k.transpose(-2, -1)
+        scores = scores + self.relative_position_bias_table[self.index.view(-1)].view(n, n, -1).permute(2, 0, 1)
+        if s:
+            # The three bands of each padded side (no wrap, the last window before the shift, the wrapped part),
+            # labelled as Swin's code labels them; pairs of different labels are masked. Built in NumPy from the
+            # fixed sizes, so it exports as a constant, as the traced original does.
+            bands = np.zeros((1, hp, wp, 1), np.float32)
+            for r, rows in enumerate((slice(0, hp - w), slice(hp - w, hp - s), slice(hp - s, hp))):
+                for q, cols in enumerate((slice(0, wp - w), slice(wp - w, wp - s), slice(wp - s, wp))):
+                    bands[:, rows, cols, :] = 3 * r + q
+            labels = self.partition(torch.from_numpy(bands)).squeeze(-1)
+            mask = torch.zeros(labels.shape[0], n, n).masked_fill(labels[:, None, :] != labels[:, :, None],
+                                                                  float("-inf"))
+            scores = scores + mask[:, None]
+        out = (scores.softmax(-1) @ v).transpose(1, 2).reshape(-1, n, c)
+        out = out.view(hp // w, wp // w, w, w, c).permute(0, 2, 1, 3, 4).reshape(1, hp, wp, c)
+        if s:
+            out = torch.roll(out, shifts=(s, s), dims=(1, 2))
+        out = out[:, :height, :width, :].reshape(1, height * width, c)
+        return shortcut + self.proj(out)
+
+
+class Fixed(nn.Module):
+    """A module whose extra integer arguments are fixed, so they export as constants."""
+
+    def __init__(self, module, *args):
+        super().__init__()
+        self.module, self.args = module, args
+
+    def forward(self, *inputs):
+        return self.module(*inputs, *self.args)
+
+
+def windowattention_cases():
+    rng = np.random.default_rng(20261209)
+    # (height, width, features, heads, window, shift)
+    shapes = [(9, 11, 16, 2, 4, 0), (9, 11, 16, 2, 4, 2), (7, 7, 24, 3, 7, 3), (13, 10, 32, 4, 5, 2),
+              (4, 6, 8, 1, 7, 3), (14, 14, 12, 3, 7, 0), (16, 16, 32, 2, 12, 6)]
+    tensors, meta = [], {}
+    for i, (h, w, c, heads, window, shift) in enumerate(shapes):
+        module = ShiftedWindowAttention(c, heads, window, shift)
+        set_parameters(module, rng)
+        x, shortcut = randn(rng, 1, h * w, c), randn(rng, 1, h * w, c)
+        y = run_onnx(Fixed(module, h, w), [x, shortcut])
+        tensors += [(f"case{i}.input", x), (f"case{i}.shortcut", shortcut), (f"case{i}.output", y)]
+        tensors += parameters(module, f"case{i}")
+        meta[f"case{i}"] = json.dumps({"height": h, "width": w, "features": c, "heads": heads, "window": window,
+                                       "shift": shift})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+class Merging(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(4 * dim)
+        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
+
+    def forward(self, x, height: int, width: int):
+        c = x.shape[-1]
+        x = x.view(1, height, width, c)
+        x = F.pad(x, (0, 0, 0, width % 2, 0, height % 2))
+        x = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2], x[:, 0::2, 1::2], x[:, 1::2, 1::2]], -1)
+        return self.reduction(self.norm(x.reshape(1, -1, 4 * c)))
+
+
+def patchmerging_cases():
+    rng = np.random.default_rng(20261210)
+    shapes = [(6, 4, 8), (5, 7, 4), (1, 1, 16), (9, 8, 12), (32, 34, 24)]
+    tensors, meta = [], {}
+    for i, (h, w, c) in enumerate(shapes):
+        module = Merging(c)
+        set_parameters(module, rng)
+        x = randn(rng, 1, h * w, c)
+        y = run_onnx(Fixed(module, h, w), [x])
+        tensors += [(f"case{i}.input", x), (f"case{i}.output", y)] + parameters(module, f"case{i}")
+        meta[f"case{i}"] = json.dumps({"height": h, "width": w, "features": c})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+FIXTURES = {"layernorm": layernorm_cases, "gelu": gelu_cases, "tokenlinear": tokenlinear_cases,
+            "windowattention": windowattention_cases, "patchmerging": patchmerging_cases}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", default=",".join(FIXTURES), help="comma-separated fixtures to write")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    for name in args.ops.split(","):
+        if name not in FIXTURES:
+            sys.exit(f"make_transformer_fixtures.py: no fixture {name!r} (have {', '.join(FIXTURES)})")
+        tensors, meta = FIXTURES[name]()
+        path = os.path.join(OUT, "ops", f"{name}.safetensors")
+        write_safetensors(path, tensors, meta)
+        print(f"{path}: {meta['cases']} cases, {os.path.getsize(path) // 1024} kB")
+
+
+if __name__ == "__main__":
+    main()
