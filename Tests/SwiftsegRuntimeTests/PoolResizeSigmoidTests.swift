@@ -59,6 +59,25 @@ final class ResizeBilinearTests: XCTestCase {
 }
 
 extension ResizeBilinearTests {
+    /// `align_corners=True` (BiRefNet's every resize), up and down at any scale, against ONNX Runtime on
+    /// PyTorch's export (Tools/make_birefnet_op_fixtures.py); the fast path against the reference.
+    func testAlignedCornersMatchONNXRuntime() throws {
+        let cases = try Fixtures.ops("resize-aligned")
+        for n in 0..<cases.count {
+            let x = cases.tensor(n, "input"), expected = cases.tensor(n, "output")
+            let out = Tensor(shape: expected.shape)
+            ResizeBilinear.reference(x.view, into: out.view, coordinates: .alignCorners)
+            XCTAssertLessThanOrEqual(maxAbsDiff(out.view, expected.view), 1e-5, "case \(n) \(x.shape) → \(expected.shape)")
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let fast = Tensor(shape: expected.shape)
+                    ResizeBilinear.forward(x.view, into: fast.view, coordinates: .alignCorners, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(fast.view, out.view), 1e-6, "case \(n) \(isa) \(threads) threads")
+                }
+            }
+        }
+    }
+
     /// Exact 2× upsampling (U²-Net's usual case) takes a vectorised horizontal pass: bit-identical to the
     /// reference for every width (vector blocks, tails, 1 and 2 pixels), in every kernel build.
     func testExact2xUpsamplingMatchesReferenceExactly() {

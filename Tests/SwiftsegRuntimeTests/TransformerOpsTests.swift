@@ -3,7 +3,7 @@ import SwiftsegTestSupport
 import XCTest
 
 /// The transformer ops (Swin's, for BiRefNet) against ONNX Runtime on exports of PyTorch modules
-/// (Tools/make_transformer_fixtures.py), and each fast path against its reference over odd shapes, in every
+/// (Tools/make_birefnet_op_fixtures.py), and each fast path against its reference over odd shapes, in every
 /// kernel build, on one and two threads.
 
 /// Deterministic tokens in [-scale, scale).

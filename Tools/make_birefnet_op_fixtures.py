@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""Single-op fixtures for the transformer ops (Tests/Fixtures/ops/*.safetensors), from ONNX Runtime.
+"""Single-op fixtures for the ops BiRefNet adds to the runtime (Tests/Fixtures/ops/*.safetensors), from ONNX Runtime.
 
-Each op is written here as a small PyTorch module with the semantics of the Swin v1 code BiRefNet uses (written
-for this script, not copied), exported the way BiRefNet's ONNX notebook exports (TorchScript exporter, opset 17)
+Each op is written here as a small PyTorch module with the semantics of the code BiRefNet uses (Swin v1,
+torchvision's deform_conv2d, F.interpolate; written for this script, not copied), exported the way BiRefNet's
+ONNX notebook exports (TorchScript exporter, opset 17, deform_conv2d decomposed by deform_conv2d_onnx_exporter)
 and run by ONNX Runtime with its graph optimisations off. Random inputs and weights from fixed seeds.
 
-    Tools/.venv/bin/pip install torch          # CPU wheel; only this script needs it
-    Tools/.venv/bin/python Tools/make_transformer_fixtures.py [--ops layernorm,gelu,...]
+    Tools/.venv/bin/pip install torch                               # the CPU wheel
+    Tools/.venv/bin/pip install --no-deps deform_conv2d_onnx_exporter   # (its dependencies would pull CUDA torch)
+    Tools/.venv/bin/python Tools/make_birefnet_op_fixtures.py [--ops layernorm,gelu,...]
 
 Writes ops/NAME.safetensors with `caseN.*` tensors (weights in PyTorch's layouts) and each case's sizes as JSON
 in the metadata:
@@ -16,6 +18,11 @@ in the metadata:
 - windowattention: a Swin block's attention branch, shortcut + proj(attention(norm1(x) padded, shifted,
   partitioned)), on maps that are and are not whole windows, smaller than one window, shifted or not.
 - patchmerging: 2×2 blocks concatenated (odd maps padded), LayerNorm(4C), Linear(4C → 2C, no bias).
+- resize-aligned: F.interpolate(bilinear, align_corners=True) up and down at any scale (exports as Resize).
+- deformconv: torchvision.ops.deform_conv2d with a mask (BiRefNet's DeformableConv2d: kernels 1, 3 and 7, stride
+  1, padding k//2), its offsets and mask given as inputs. torchvision itself is not needed: the op is registered
+  under torchvision's name with a plain PyTorch implementation of its definition, so tracing records it and the
+  exporter decomposes it as it did for rembg's files; that implementation is checked against ONNX Runtime here.
 """
 
 import argparse
@@ -231,8 +238,119 @@ def patchmerging_cases():
     return tensors, meta
 
 
+def resize_aligned_cases():
+    rng = np.random.default_rng(20261211)
+    # (channels, in h, in w, out h, out w): BiRefNet's 2× steps, its halved input, odd and unrelated sizes, 1 pixel
+    shapes = [(2, 8, 8, 16, 16), (3, 20, 14, 10, 7), (1, 5, 7, 13, 3), (2, 1, 1, 4, 5), (1, 9, 6, 1, 1),
+              (4, 16, 16, 64, 64), (1, 33, 17, 32, 16)]
+    tensors, meta = [], {}
+    for i, (c, h, w, oh, ow) in enumerate(shapes):
+        x = randn(rng, 1, c, h, w)
+        module = Fixed(Interpolate(), oh, ow)
+        tensors += [(f"case{i}.input", x), (f"case{i}.output", run_onnx(module, [x]))]
+        meta[f"case{i}"] = json.dumps({"height": oh, "width": ow})
+    meta["cases"] = str(len(shapes))
+    return tensors, meta
+
+
+class Interpolate(nn.Module):
+    def forward(self, x, height: int, width: int):
+        return F.interpolate(x, size=(height, width), mode="bilinear", align_corners=True)
+
+
+def deform_conv2d_definition(x, weight, offset, mask, bias, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
+                             groups, offset_groups, use_mask):
+    """torchvision's modulated deformable convolution from its definition (stride and dilation 1, one group):
+    out[o, y, x] = bias[o] + Σ_c Σ_k w[o, c, k] · mask[k, y, x] · x[c](y − pad + i_k + Δy, x − pad + j_k + Δx),
+    sampled bilinearly with zeros outside the map."""
+    assert (stride_h, stride_w, dil_h, dil_w, groups, offset_groups) == (1, 1, 1, 1, 1, 1)
+    _, c, h, w = x.shape
+    o, _, kh, kw = weight.shape
+    _, _, oh, ow = offset.shape
+    padded = F.pad(x, (1, 1, 1, 1))[0]                    # one zero pixel around: neighbours outside read 0
+    columns = []
+    for i in range(kh):
+        for j in range(kw):
+            k = i * kw + j
+            ys = torch.arange(oh, dtype=x.dtype)[:, None] - pad_h + i + offset[0, 2 * k]
+            xs = torch.arange(ow, dtype=x.dtype)[None, :] - pad_w + j + offset[0, 2 * k + 1]
+            inside = (ys > -1) & (ys < h) & (xs > -1) & (xs < w)
+            y0, x0 = torch.floor(ys), torch.floor(xs)
+            dy, dx = ys - y0, xs - x0
+            y0 = y0.clamp(-1, h).long() + 1
+            x0 = x0.clamp(-1, w).long() + 1
+            y1, x1 = (y0 + 1).clamp(max=h + 1), (x0 + 1).clamp(max=w + 1)
+            sample = ((1 - dy) * (1 - dx) * padded[:, y0, x0] + (1 - dy) * dx * padded[:, y0, x1]
+                      + dy * (1 - dx) * padded[:, y1, x0] + dy * dx * padded[:, y1, x1])
+            sample = torch.where(inside, sample, torch.zeros_like(sample))
+            if use_mask:
+                sample = sample * mask[0, k]
+            columns.append(sample)                            # c × oh × ow
+    columns = torch.stack(columns, 1).reshape(c * kh * kw, oh * ow)
+    out = weight.reshape(o, -1) @ columns + bias[:, None]
+    return out.reshape(1, o, oh, ow)
+
+
+def register_deform_conv2d():
+    """torchvision::deform_conv2d, as torchvision declares it, implemented by the definition above; then the
+    exporter's ONNX decomposition of it."""
+    # The exporter (1.2.0) reads the scalar types from where PyTorch kept them before 2.9; newer PyTorch keeps
+    # them under the TorchScript exporter's package. Without this it falls back to tables that no longer exist.
+    from torch.onnx._internal.torchscript_exporter import _type_utils
+    sys.modules.setdefault("torch.onnx._type_utils", _type_utils)
+    import deform_conv2d_onnx_exporter
+    library = torch.library.Library("torchvision", "DEF")
+    library.define("deform_conv2d(Tensor input, Tensor weight, Tensor offset, Tensor mask, Tensor bias, "
+                   "SymInt stride_h, SymInt stride_w, SymInt pad_h, SymInt pad_w, SymInt dilation_h, "
+                   "SymInt dilation_w, SymInt groups, SymInt offset_groups, bool use_mask) -> Tensor")
+    library.impl("deform_conv2d", deform_conv2d_definition, "CPU")
+    deform_conv2d_onnx_exporter.register_deform_conv2d_onnx_op()
+    return library
+
+
+class DeformConv(nn.Module):
+    def __init__(self, cin, cout, k, bias):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(cout, cin, k, k))
+        self.bias = nn.Parameter(torch.zeros(cout)) if bias else None
+        self.padding = k // 2
+
+    def forward(self, x, offset, mask):
+        bias = self.bias if self.bias is not None else torch.zeros(self.weight.shape[0])
+        p = self.padding
+        return torch.ops.torchvision.deform_conv2d(x, self.weight, offset, mask, bias, 1, 1, p, p, 1, 1, 1, 1, True)
+
+
+def deformconv_cases():
+    library = register_deform_conv2d()
+    rng = np.random.default_rng(20261212)
+    # (in, out, k, h, w, offset scale, bias): BiRefNet's kernels, offsets from sub-pixel to past the border
+    shapes = [(3, 4, 3, 7, 9, 1.0, True), (5, 8, 1, 6, 5, 2.0, False), (4, 6, 7, 9, 8, 3.0, False),
+              (8, 16, 3, 12, 10, 0.5, True), (2, 3, 3, 1, 1, 1.5, True), (6, 5, 7, 4, 13, 6.0, False)]
+    tensors, meta = [], {}
+    for i, (cin, cout, k, h, w, scale, bias) in enumerate(shapes):
+        module = DeformConv(cin, cout, k, bias)
+        set_parameters(module, rng)
+        x = randn(rng, 1, cin, h, w)
+        offset = randn(rng, 1, 2 * k * k, h, w, scale=scale)
+        offset[0, 0, 0, 0] = 0.0                               # whole-pixel steps too
+        offset[0, 1, 0, 0] = -1.0
+        mask = (2 / (1 + np.exp(-randn(rng, 1, k * k, h, w, scale=2)))).astype(np.float32)
+        y = run_onnx(module, [x, offset, mask])
+        with torch.no_grad():
+            direct = module(*(torch.from_numpy(a) for a in (x, offset, mask))).numpy()
+        assert np.abs(direct - y).max() < 1e-4, f"the exporter's graph differs from the definition: case {i}"
+        tensors += [(f"case{i}.input", x), (f"case{i}.offset", offset), (f"case{i}.mask", mask),
+                    (f"case{i}.output", y)] + parameters(module, f"case{i}")
+        meta[f"case{i}"] = json.dumps({"in": cin, "out": cout, "kernel": k, "bias": int(bias)})
+    meta["cases"] = str(len(shapes))
+    del library
+    return tensors, meta
+
+
 FIXTURES = {"layernorm": layernorm_cases, "gelu": gelu_cases, "tokenlinear": tokenlinear_cases,
-            "windowattention": windowattention_cases, "patchmerging": patchmerging_cases}
+            "windowattention": windowattention_cases, "patchmerging": patchmerging_cases,
+            "resize-aligned": resize_aligned_cases, "deformconv": deformconv_cases}
 
 
 def main():
@@ -242,7 +360,7 @@ def main():
     torch.manual_seed(0)
     for name in args.ops.split(","):
         if name not in FIXTURES:
-            sys.exit(f"make_transformer_fixtures.py: no fixture {name!r} (have {', '.join(FIXTURES)})")
+            sys.exit(f"make_birefnet_op_fixtures.py: no fixture {name!r} (have {', '.join(FIXTURES)})")
         tensors, meta = FIXTURES[name]()
         path = os.path.join(OUT, "ops", f"{name}.safetensors")
         write_safetensors(path, tensors, meta)
