@@ -149,7 +149,7 @@ class ShiftedWindowAttention(nn.Module):
     def forward(self, x, shortcut, height: int, width: int):
         c, w, s = x.shape[-1], self.window, self.shift
         x = x.view(1, height, width, c)
-        hp, wp = -(-height // w) * w, -(-width // w) * w
+        hp, wp = (height + w - 1) // w * w, (width + w - 1) // w * w  # traced sizes: ONNX Div truncates
         x = F.pad(x, (0, 0, 0, wp - width, 0, hp - height))
         if s:
             x = torch.roll(x, shifts=(-s, -s), dims=(1, 2))
@@ -299,6 +299,20 @@ def register_deform_conv2d():
     from torch.onnx._internal.torchscript_exporter import _type_utils
     sys.modules.setdefault("torch.onnx._type_utils", _type_utils)
     import deform_conv2d_onnx_exporter
+
+    # In a whole BiRefNet the traced graph does not carry the deformable convolutions' input sizes, only their
+    # strides; BiRefNet's notebook patches the exporter to read height and width from the strides of the
+    # contiguous NCHW map (and batch 1). The same here.
+    plain = deform_conv2d_onnx_exporter.get_tensor_dim_size
+
+    def dim_size(tensor, dim):
+        size = plain(tensor, dim)
+        if size is None:
+            strides = tensor.type().strides()
+            size = {0: 1, 2: strides[1] // strides[2], 3: strides[2]}.get(dim)
+        return size
+
+    deform_conv2d_onnx_exporter.get_tensor_dim_size = dim_size
     library = torch.library.Library("torchvision", "DEF")
     library.define("deform_conv2d(Tensor input, Tensor weight, Tensor offset, Tensor mask, Tensor bias, "
                    "SymInt stride_h, SymInt stride_w, SymInt pad_h, SymInt pad_w, SymInt dilation_h, "

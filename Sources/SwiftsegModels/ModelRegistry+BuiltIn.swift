@@ -11,6 +11,10 @@ extension ModelRegistry {
             file, options in
             try ISNet(weights: file, prepareFastKernels: options.prepareFastKernels)
         },
+        .init(architecture: "birefnet", summary: "BiRefNet high-resolution segmentation, Swin backbone (rembg's birefnet-*, bria-rmbg)") {
+            file, options in
+            try BiRefNet(weights: file, prepareFastKernels: options.prepareFastKernels)
+        },
         .init(architecture: "efficientnet-lite", summary: "EfficientNet-Lite ImageNet classifier (efficientnet-lite0)") {
             file, options in
             try EfficientNetLite(weights: file, prepareFastKernels: options.prepareFastKernels)

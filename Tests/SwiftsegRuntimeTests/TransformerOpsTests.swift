@@ -261,4 +261,36 @@ final class TokenLayoutTests: XCTestCase {
             }
         }
     }
+
+    /// Patches of a map (odd sizes: the last patches run past the edge and read zeros), in (channel, row, column)
+    /// order: a patch embedding's convolution weights line up with them.
+    func testPatchesAreTheMapsBlocksZeroPastTheEdge() {
+        for (c, h, w, p) in [(3, 9, 10, 4), (2, 4, 4, 2), (1, 1, 3, 4)] {
+            let map = randomTensor(channels: c, height: h, width: w, seed: UInt64(h * w))
+            let th = (h + p - 1) / p, tw = (w + p - 1) / p
+            let tokens = Tensor(shape: [th * tw * c * p * p])
+            for (isa, context) in contextsForEveryISA(threads: 2) {
+                TokenLayout.patches(from: map.view, size: p, into: tokens.asTokens(th, tw, c * p * p), context: context)
+                for ty in 0..<th { for tx in 0..<tw { for ch in 0..<c { for ky in 0..<p { for kx in 0..<p {
+                    let y = ty * p + ky, x = tx * p + kx
+                    XCTAssertEqual(tokens.asTokens(th, tw, c * p * p)[ty, tx, (ch * p + ky) * p + kx],
+                                   y < h && x < w ? map.view[ch, y, x] : 0, "\(isa)")
+                } } } } }
+            }
+        }
+    }
+}
+
+final class ScaleByMapTests: XCTestCase {
+    func testFastIsTheReference() {
+        let x = randomTensor(channels: 5, height: 7, width: 9, seed: 1), map = randomTensor(channels: 1, height: 7, width: 9, seed: 2)
+        let expected = Tensor(shape: x.shape, values: x.values)
+        ScaleByMap.reference(expected.view, by: map.view)
+        XCTAssertEqual(expected.view[3, 2, 4], x.view[3, 2, 4] * map.view[0, 2, 4])
+        for (isa, context) in contextsForEveryISA(threads: 2) {
+            let out = Tensor(shape: x.shape, values: x.values)
+            ScaleByMap.forwardInPlace(out.view, by: map.view, context: context)
+            XCTAssertEqual(differingElements(out.values, expected.values), 0, "\(isa)")
+        }
+    }
 }

@@ -53,9 +53,11 @@ public struct DeformableConv2D: @unchecked Sendable {
             + dy * dx * at(y1, x1)
     }
 
-    /// The definition, pixel by pixel, the products summed in Double: the reference.
-    public func reference(_ input: TensorView, offset: TensorView, mask: TensorView, into output: TensorView) {
-        checkShapes(input, offset, mask, output)
+    /// The definition, pixel by pixel, the products summed in Double: the reference. `maskScale` multiplies the
+    /// mask (BiRefNet's is 2·sigmoid); `epilogue` is an activation (no residual).
+    public func reference(_ input: TensorView, offset: TensorView, mask: TensorView, maskScale: Float = 1,
+                          into output: TensorView, epilogue: Epilogue = .none) {
+        checkShapes(input, offset, mask, output, epilogue)
         let k = kernelSize, kk = taps
         for oy in 0..<output.height {
             for ox in 0..<output.width {
@@ -65,14 +67,14 @@ public struct DeformableConv2D: @unchecked Sendable {
                         let y = Float(oy - padding + t / k) + offset[2 * t, oy, ox]
                         let x = Float(ox - padding + t % k) + offset[2 * t + 1, oy, ox]
                         let v = DeformableConv2D.sample(input.plane(c), height: input.height, width: input.width, y: y, x: x)
-                        values[c * kk + t] = Double(v) * Double(mask[t, oy, ox])
+                        values[c * kk + t] = Double(v) * Double(mask[t, oy, ox] * maskScale)
                     }
                 }
                 for o in 0..<outChannels {
                     var sum = bias.map { Double($0[o]) } ?? 0
                     let row = weight + o * inChannels * kk
                     for i in 0..<inChannels * kk { sum += Double(row[i]) * values[i] }
-                    output[o, oy, ox] = Float(sum)
+                    output[o, oy, ox] = epilogue.apply(Float(sum), residual: 0)
                 }
             }
         }
@@ -82,14 +84,15 @@ public struct DeformableConv2D: @unchecked Sendable {
     /// sampled, masked inputs as a (channels·taps) × pixels matrix in the worker's scratch, each tap's corners
     /// found once for all channels, then `BLAS.sgemm` with the weights straight into the output planes, then the
     /// bias. Every run has the same shape whatever the threads.
-    public func forward(_ input: TensorView, offset: TensorView, mask: TensorView, into output: TensorView,
-                        context: ExecutionContext) {
-        checkShapes(input, offset, mask, output)
+    public func forward(_ input: TensorView, offset: TensorView, mask: TensorView, maskScale: Float = 1,
+                        into output: TensorView, epilogue: Epilogue = .none, context: ExecutionContext) {
+        checkShapes(input, offset, mask, output, epilogue)
         let pixels = output.planeSize
         let runs = (pixels + DeformableConv2D.run - 1) / DeformableConv2D.run
         let scratch = context.scratch(floats: inChannels * taps * DeformableConv2D.run)
         context.timeOp("deformable conv") {
-            context.parallelFor(count: runs, Runs(conv: self, input: input, offset: offset, mask: mask, output: output,
+            context.parallelFor(count: runs, Runs(conv: self, input: input, offset: offset, mask: mask,
+                                                  maskScale: maskScale, output: output, epilogue: epilogue,
                                                   scratch: scratch))
         }
     }
@@ -99,7 +102,10 @@ public struct DeformableConv2D: @unchecked Sendable {
 
     struct Runs: ParallelTasks {
         let conv: DeformableConv2D
-        let input: TensorView, offset: TensorView, mask: TensorView, output: TensorView
+        let input: TensorView, offset: TensorView, mask: TensorView
+        let maskScale: Float
+        let output: TensorView
+        let epilogue: Epilogue
         let scratch: [UnsafeMutablePointer<Float>]
 
         func run(_ task: Int, worker: Int) {
@@ -113,7 +119,7 @@ public struct DeformableConv2D: @unchecked Sendable {
                     let pixel = first + p, oy = pixel / output.width, ox = pixel % output.width
                     let y = Float(oy - c.padding + t / k) + dyPlane[pixel]
                     let x = Float(ox - c.padding + t % k) + dxPlane[pixel]
-                    let m = maskPlane[pixel]
+                    let m = maskPlane[pixel] * maskScale
                     guard y > -1 && y < Float(h) && x > -1 && x < Float(w) else {
                         for ch in 0..<c.inChannels { columns[(ch * kk + t) * count + p] = 0 }
                         continue
@@ -136,16 +142,18 @@ public struct DeformableConv2D: @unchecked Sendable {
             }
             BLAS.sgemm(m: c.outChannels, n: count, k: c.inChannels * kk, a: c.weight, lda: c.inChannels * kk,
                        b: columns, ldb: count, c: output.data + first, ldc: plane)
-            if let bias = c.bias {
+            if c.bias != nil || epilogue.activation != .none {
                 for o in 0..<c.outChannels {
-                    let out = output.plane(o) + first, b = bias[o]
-                    for p in 0..<count { out[p] += b }
+                    let out = output.plane(o) + first, b = c.bias?[o] ?? 0
+                    for p in 0..<count { out[p] = epilogue.apply(out[p] + b, residual: 0) }
                 }
             }
         }
     }
 
-    func checkShapes(_ input: TensorView, _ offset: TensorView, _ mask: TensorView, _ output: TensorView) {
+    func checkShapes(_ input: TensorView, _ offset: TensorView, _ mask: TensorView, _ output: TensorView,
+                     _ epilogue: Epilogue) {
+        precondition(epilogue.residual == nil, "a deformable conv's epilogue is an activation only")
         precondition(input.channels == inChannels, "deformable conv takes \(inChannels) channels, got \(input.channels)")
         precondition(output.channels == outChannels && output.height == outputSize(input.height)
                      && output.width == outputSize(input.width),

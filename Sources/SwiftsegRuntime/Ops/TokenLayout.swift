@@ -16,6 +16,34 @@ public enum TokenLayout {
         context.parallelFor(count: map.height, ToMap(map: map, tokens: tokens))
     }
 
+    /// `map` (C×H×W) cut into `size × size` patches, each patch one token of C·size² features in (channel, row,
+    /// column) order, zero where a patch runs past the map's right or bottom: a patch embedding's convolution
+    /// (kernel = stride = `size`, PyTorch's layout C×size×size) is then a ``TokenLinear`` over these tokens.
+    public static func patches(from map: TensorView, size: Int, into tokens: TokenView, context: ExecutionContext) {
+        precondition(tokens.height == (map.height + size - 1) / size && tokens.width == (map.width + size - 1) / size
+                     && tokens.features == map.channels * size * size,
+                     "\(size)×\(size) patches of a \(map.shapeDescription) map are not \(tokens.shapeDescription) tokens")
+        context.parallelFor(count: tokens.height, Patches(map: map, size: size, tokens: tokens))
+    }
+
+    struct Patches: ParallelTasks {
+        let map: TensorView, size: Int, tokens: TokenView
+        func run(_ py: Int, worker: Int) {
+            for px in 0..<tokens.width {
+                let token = tokens.row(py * tokens.width + px)
+                for c in 0..<map.channels {
+                    for ky in 0..<size {
+                        let y = py * size + ky, out = token + (c * size + ky) * size
+                        for kx in 0..<size {
+                            let x = px * size + kx
+                            out[kx] = y < map.height && x < map.width ? map[c, y, x] : 0
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     struct ToTokens: ParallelTasks {
         let map: TensorView, tokens: TokenView
         func run(_ y: Int, worker: Int) {
