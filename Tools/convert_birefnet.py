@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""Convert a BiRefNet or RMBG-2.0 checkpoint (Hugging Face `model.safetensors`, or a PyTorch state dict) into
-swiftseg's weights file.
+"""Convert a BiRefNet or RMBG-2.0 model — rembg's ONNX file, a Hugging Face `model.safetensors`, or a PyTorch
+state dict — into swiftseg's weights file.
 
-    Tools/.venv/bin/python Tools/convert_birefnet.py model.safetensors -o birefnet-general.safetensors \\
-        --variant birefnet-general
-    Tools/.venv/bin/python Tools/convert_birefnet.py RMBG-2.0/model.safetensors -o bria-rmbg.safetensors \\
-        --variant bria-rmbg
+    python3 Tools/convert_birefnet.py ~/.u2net/BiRefNet-general-epoch_244.onnx -o birefnet-general.safetensors \\
+        --variant birefnet-general          # (Tools/convert_onnx.py hands BiRefNet graphs here too)
+    python3 Tools/convert_birefnet.py RMBG-2.0/model.safetensors -o bria-rmbg.safetensors --variant bria-rmbg
+
+An ONNX file (exported as BiRefNet's notebook exports: TorchScript, opset 17, deform_conv2d decomposed by
+deform_conv2d_onnx_exporter) keeps most tensors under their module paths; the rest are given theirs by the
+graph's structure: each anonymous MatMul weight by the bias added to its product (or, for patch merging's
+reduction, by the LayerNorm before it), transposed back; each relative position bias, which the export
+gathered over the window's pairs, by its block's order, and rebuilt into the table; the BatchNorm-folded
+convolutions of the decoder blocks, the squeeze block and the gradient convs by their order in the graph,
+each checked against the architecture's shape. A graph that is not BiRefNet's is refused.
 
 The checkpoint's tensor names are the BiRefNet code's module paths (Tools/birefnet_arch.py has the same). The
 output keeps them for every tensor inference reads, with each BatchNorm folded into the convolution before it
@@ -102,6 +109,89 @@ def convert_state_dict(state, name="checkpoint"):
     return [(k, out[k]) for k in sorted(out)]
 
 
+def read_onnx(path):
+    """The state dict an ONNX export of BiRefNet carries, under the module paths (see the module's docstring)."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(path)
+    graph = model.graph
+    inits = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    if not is_birefnet(graph):
+        fail(f"{path}: not a BiRefNet graph (no LayerNormalization, MatMul, Softmax and deformable-conv gathers)")
+    producer = {o: n for n in graph.node for o in n.output}
+    consumers = {}
+    for n in graph.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+
+    def source(name):  # an initializer, possibly behind Identity nodes (a weight shared by the two backbone passes)
+        while name not in inits and name in producer and producer[name].op_type == "Identity":
+            name = producer[name].input[0]
+        return name if name in inits else None
+
+    state = {k: v for k, v in inits.items() if not k.startswith("onnx::")}
+    # MatMul weights: named by the bias added next, or by the LayerNorm before them (patch merging).
+    for node in graph.node:
+        if node.op_type != "MatMul":
+            continue
+        weight = source(node.input[1])
+        if weight is None or not weight.startswith("onnx::"):
+            continue
+        after = [source(i) for c in consumers.get(node.output[0], []) if c.op_type == "Add" for i in c.input]
+        bias = next((b for b in after if b and b.endswith(".bias")), None)
+        if bias:
+            name = bias[: -len(".bias")]
+        else:
+            before = producer.get(node.input[0])
+            scale = source(before.input[1]) if before is not None and before.op_type == "LayerNormalization" else None
+            if not scale or not scale.endswith(".norm.weight"):
+                fail(f"{path}: a MatMul weight {weight} {list(inits[weight].shape)} with no bias after it and no "
+                     "LayerNorm before it: not a layout this converter knows")
+            name = scale[: -len(".norm.weight")] + ".reduction"
+        state.setdefault(name + ".weight", inits[weight].T.copy())
+    # Relative position biases, gathered over the pairs (n², heads): in block order.
+    gathered = sorted((k for k, v in inits.items() if k.startswith("onnx::Reshape_") and v.ndim == 2),
+                      key=lambda k: int(k.rsplit("_", 1)[1]))
+    blocks = sorted({k.rsplit(".attn.", 1)[0] for k in state if k.endswith(".attn.qkv.bias")},
+                    key=lambda k: [int(x) for x in re.findall(r"\d+", k)])
+    if len(gathered) != len(blocks):
+        fail(f"{path}: {len(gathered)} relative position biases for {len(blocks)} attention blocks")
+    for block, key in zip(blocks, gathered):
+        pairs = inits[key]
+        window = int(round(pairs.shape[0] ** 0.25))
+        if window ** 4 != pairs.shape[0]:
+            fail(f"{path}: {key} has {pairs.shape[0]} rows, not a window's pairs")
+        n = window * window
+        table = np.zeros(((2 * window - 1) ** 2, pairs.shape[1]), np.float32)
+        for i in range(n):
+            for j in range(n):
+                offset = (i // window - j // window + window - 1) * (2 * window - 1) + (i % window - j % window + window - 1)
+                table[offset] = pairs[i * n + j]
+        state[block + ".attn.relative_position_bias_table"] = table
+    # The folded convolutions, in graph order.
+    folded = []
+    for node in graph.node:
+        if node.op_type == "Conv":
+            weight = source(node.input[1])
+            if weight and weight.startswith("onnx::") and weight not in [w for w, _ in folded]:
+                folded.append((weight, source(node.input[2]) if len(node.input) > 2 else None))
+    names = [f"{block}.{conv}" for block in ["squeeze_module.0"] for conv in FOLDED_BLOCK]
+    for n in (4, 3, 2, 1):
+        names += [f"decoder.decoder_block{n}.{conv}" for conv in FOLDED_BLOCK]
+        if n > 1:
+            names.append(f"decoder.gdt_convs_{n}.0")
+    if len(folded) != len(names):
+        fail(f"{path}: {len(folded)} folded convolutions, BiRefNet's decoder has {len(names)}")
+    for name, (weight, bias) in zip(names, folded):
+        state[name + ".weight"] = inits[weight]
+        state[name + ".bias"] = inits[bias] if bias else np.zeros(inits[weight].shape[0], np.float32)
+    return state, hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+# A BasicDecBlk's convolutions that carry a BatchNorm, in the order its forward runs them.
+FOLDED_BLOCK = ["conv_in", "dec_att.global_avg_pool.1", "dec_att.conv1", "conv_out"]
+
+
 def backbone(tensors):
     """(embed dim, depths, heads, window) as the tensors give them."""
     names = dict(tensors)
@@ -160,18 +250,30 @@ def metadata(variant, source, sha256, dim, depths, heads, window):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", help="model.safetensors (Hugging Face) or a PyTorch state dict (.pth)")
+    parser.add_argument("checkpoint", help="rembg's .onnx, a Hugging Face model.safetensors, or a PyTorch state dict (.pth)")
     parser.add_argument("-o", "--output", required=True, help="the swiftseg weights file to write")
     parser.add_argument("--variant", required=True,
                         help="the model's name, as rembg names it (birefnet-general, birefnet-general-lite, "
                              "birefnet-portrait, birefnet-dis, birefnet-hrsod, birefnet-cod, birefnet-massive, bria-rmbg)")
     parser.add_argument("--source", help="provenance stored in the metadata (default: the checkpoint's path)")
     args = parser.parse_args()
-    state, sha256 = read_checkpoint(args.checkpoint)
-    tensors = convert_state_dict(state, args.checkpoint)
-    shape = check_against_architecture(tensors, args.checkpoint)
-    write_safetensors(args.output, tensors, metadata(args.variant, args.source or args.checkpoint, sha256, *shape))
-    print(f"{args.output}: {args.variant}, {len(tensors)} tensors, Swin dim {shape[0]} depths {shape[1]}")
+    convert_file(args.checkpoint, args.output, args.variant, args.source)
+
+
+def convert_file(path, output, variant, source=None):
+    """Reads rembg's ONNX file, a Hugging Face safetensors or a state dict, checks it, writes swiftseg's file."""
+    state, sha256 = read_onnx(path) if path.endswith(".onnx") else read_checkpoint(path)
+    tensors = convert_state_dict(state, path)
+    shape = check_against_architecture(tensors, path)
+    write_safetensors(output, tensors, metadata(variant, source or path, sha256, *shape))
+    print(f"{output}: {variant}, {len(tensors)} tensors, Swin dim {shape[0]} depths {shape[1]} heads {shape[2]} "
+          f"window {shape[3]}")
+
+
+def is_birefnet(graph):
+    """Whether an ONNX graph looks like a BiRefNet export (LayerNorms, attention, gathers of deformable convs)."""
+    ops = {n.op_type for n in graph.node}
+    return {"LayerNormalization", "MatMul", "Softmax"} <= ops and bool({"GatherND", "GatherElements"} & ops)
 
 
 if __name__ == "__main__":

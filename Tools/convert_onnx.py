@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Convert a U²-Net ONNX export (rembg's u2net.onnx / u2netp.onnx / silueta.onnx / u2net_human_seg.onnx), an ISNet
-export (rembg's isnet-general-use.onnx / isnet-anime.onnx), or a torchvision-style MobileNetV2 export, to a
+export (rembg's isnet-general-use.onnx / isnet-anime.onnx), a BiRefNet export (rembg's BiRefNet-*.onnx and
+bria-rmbg-2.0.onnx, handled by Tools/convert_birefnet.py), or a torchvision-style MobileNetV2 export, to a
 self-describing safetensors file.
 
     python3 Tools/convert_onnx.py u2netp.onnx -o Weights/u2netp.safetensors [--source "pkg==ver:member"]
@@ -168,11 +169,17 @@ def main():
     parser.add_argument("--std", type=triple, default=[58.395, 57.12, 57.375], help="MobileNetV2: per-channel std, 0…255")
     parser.add_argument("--labels", help="MobileNetV2: class names, a JSON list or {\"0\": name, …}")
     parser.add_argument("--variant", help="U²-Net: the model's name when it is not u2netp or u2net (silueta, "
-                                          "u2net_human_seg); its widths are read from the weights")
+                                          "u2net_human_seg), its widths read from the weights; ISNet and "
+                                          "BiRefNet: the model's name (isnet-anime, birefnet-general, bria-rmbg)")
     args = parser.parse_args()
     import mobilenet_v2_onnx
+    import convert_birefnet
     raw = open(args.onnx, "rb").read()
-    if mobilenet_v2_onnx.is_mobilenet_v2(onnx.load_from_string(raw).graph):
+    graph = onnx.load_from_string(raw).graph
+    if convert_birefnet.is_birefnet(graph):   # rembg's BiRefNet and RMBG-2.0 files
+        convert_birefnet.convert_file(args.onnx, args.output, args.variant or "birefnet", args.source)
+        return
+    if mobilenet_v2_onnx.is_mobilenet_v2(graph):
         variant, count = mobilenet_v2_onnx.convert(raw, args.output, args.source or args.onnx, fail, write_safetensors,
                                                    FORMAT_VERSION, args.input_size, args.mean, args.std, args.labels)
     else:

@@ -3,6 +3,7 @@
 whole-network parity fixture of Sources/SwiftsegModels/BiRefNet.
 
     Tools/.venv/bin/python Tools/make_birefnet_fixture.py            # Tests/Fixtures/models/birefnet-tiny.*
+    Tools/.venv/bin/python Tools/make_birefnet_fixture.py --backbone tiny-l   # …/birefnet-tiny-l.* (window 12)
     Tools/.venv/bin/python Tools/make_birefnet_fixture.py --backbone swin_v1_t --size 1024 \\
         --out ~/.cache/swiftseg/birefnet-random      # a full-size Swin-T BiRefNet, for PERF.md (not committed)
 
@@ -11,8 +12,9 @@ padded, masked windows, patch merging, the half-size input, the context features
 ASPP-deformable decoder blocks, the image patches, the gradient attention), by default with narrow widths
 (Swin dim 8, two blocks a stage, window 7; decoder widths 8), exported as BiRefNet's notebook exports (opset
 17, deform_conv2d through deform_conv2d_onnx_exporter; see make_birefnet_op_fixtures.py) and run by ONNX
-Runtime on a scikit-image photo resized and normalised as rembg does. The weights are converted by
-Tools/convert_birefnet.py's code, as a Hugging Face checkpoint would be.
+Runtime on a scikit-image photo resized and normalised as rembg does. The weights are converted from the ONNX
+export by Tools/convert_birefnet.py's structural mapping, as rembg's files are, and checked equal to the state
+dict converted as a Hugging Face checkpoint is.
 
 Writes STEM.safetensors (the converted weights), STEM.input.npy (1×3×S×S) and STEM.output.npy (ONNX Runtime's
 map after the sigmoid, 1×1×S×S), and with --keep-onnx STEM.onnx.
@@ -22,6 +24,7 @@ import argparse
 import io
 import os
 import sys
+import tempfile
 
 import numpy as np
 import onnxruntime as ort
@@ -31,11 +34,12 @@ from PIL import Image
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from birefnet_arch import SWIN, BiRefNet  # noqa: E402
-from convert_birefnet import check_against_architecture, convert_state_dict, metadata  # noqa: E402
+from convert_birefnet import check_against_architecture, convert_state_dict, metadata, read_onnx  # noqa: E402
 from convert_onnx import write_safetensors  # noqa: E402
 from make_birefnet_op_fixtures import register_deform_conv2d  # noqa: E402
 
-TINY = (8, (2, 2, 2, 2), (1, 2, 2, 4), 7)
+# Narrow layouts with Swin-T's window (7) and Swin-L's (12): the released models' two structural variants.
+TINY = {"tiny": (8, (2, 2, 2, 2), (1, 2, 2, 4), 7), "tiny-l": (8, (2, 2, 2, 2), (1, 2, 2, 4), 12)}
 
 
 def seeded(model, seed):
@@ -66,20 +70,21 @@ def photo(size):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backbone", choices=["tiny", *SWIN], default="tiny",
-                        help="tiny: the committed fixture's narrow widths; swin_v1_t / swin_v1_l: a released model's")
+    parser.add_argument("--backbone", choices=[*TINY, *SWIN], default="tiny",
+                        help="tiny, tiny-l: the committed fixtures' narrow widths with Swin-T's and Swin-L's window; "
+                             "swin_v1_t / swin_v1_l: a released model's")
     parser.add_argument("--size", type=int, default=128, help="input side, a multiple of 32")
-    parser.add_argument("--out", default=os.path.join(HERE, "..", "Tests", "Fixtures", "models", "birefnet-tiny"),
-                        help="output stem")
+    parser.add_argument("--out", help="output stem (default: Tests/Fixtures/models/birefnet-BACKBONE)")
     parser.add_argument("--seed", type=int, default=20261213)
     parser.add_argument("--keep-onnx", action="store_true", help="also write STEM.onnx (for bench_compare.sh)")
     args = parser.parse_args()
     if args.size % 32:
         sys.exit("make_birefnet_fixture.py: --size must be a multiple of 32 (BiRefNet's image patches)")
     library = register_deform_conv2d()
-    tiny = args.backbone == "tiny"
-    model = seeded(BiRefNet(TINY if tiny else args.backbone, inter=8 if tiny else 64, planes=8 if tiny else 256),
-                   args.seed)
+    tiny = args.backbone in TINY
+    args.out = args.out or os.path.join(HERE, "..", "Tests", "Fixtures", "models", f"birefnet-{args.backbone}")
+    model = seeded(BiRefNet(TINY[args.backbone] if tiny else args.backbone, inter=8 if tiny else 64,
+                            planes=8 if tiny else 256), args.seed)
     x = photo(args.size)
     buffer = io.BytesIO()
     with torch.no_grad():
@@ -94,10 +99,21 @@ def main():
     gap = float(np.abs(y - direct).max())
     if gap > 1e-4:
         sys.exit(f"make_birefnet_fixture.py: ONNX Runtime and PyTorch differ by {gap}")
-    state = {k: v.numpy() for k, v in model.state_dict().items()}
-    tensors = convert_state_dict(state, "random BiRefNet")
+    # The weights as rembg's users get them: converted from the ONNX export by its structure; they must equal the
+    # state dict's, converted as a Hugging Face checkpoint is.
+    with tempfile.NamedTemporaryFile(suffix=".onnx") as exported:
+        exported.write(buffer.getvalue())
+        exported.flush()
+        state, _ = read_onnx(exported.name)
+    tensors = convert_state_dict(state, "the ONNX export")
+    direct = dict(convert_state_dict({k: v.numpy() for k, v in model.state_dict().items()}, "the state dict"))
+    for name, array in tensors:
+        if name not in direct or np.abs(array - direct[name]).max() > 1e-6 * (np.abs(direct[name]).max() + 1):
+            sys.exit(f"make_birefnet_fixture.py: {name} converted from the ONNX export differs from the state dict's")
+    if len(tensors) != len(direct):
+        sys.exit("make_birefnet_fixture.py: the ONNX export and the state dict convert to different tensor sets")
     shape = check_against_architecture(tensors, "random BiRefNet")
-    variant = "birefnet-tiny" if tiny else f"birefnet-random-{args.backbone}"
+    variant = os.path.basename(args.out)   # the file's name is the model's (swiftseg-bench --model, bench_compare.sh)
     meta = metadata(variant, f"Tools/make_birefnet_fixture.py --backbone {args.backbone} --seed {args.seed}",
                     "random weights", *shape)
     meta["license"] = "random weights (test fixture)"

@@ -4,7 +4,7 @@ import SwiftsegRuntime
 
 /// Options shared by the subcommands that run the network: which weights, how many threads.
 enum ModelOptions {
-    static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'), a name\nconverted into ~/.cache/swiftseg (silueta, u2net_human_seg, isnet-general-use,\nisnet-anime: see README), or a .safetensors file made by Tools/convert_onnx.py.")
+    static let specs = specs(modelHelp: "u2netp (default, built in), u2net (after 'Tools/fetch_weights.sh u2net'), a name\nconverted into ~/.cache/swiftseg (silueta, u2net_human_seg, isnet-general-use,\nisnet-anime, birefnet-general and the other birefnet-* models, bria-rmbg: see\nREADME), or a .safetensors file made by Tools/convert_onnx.py.")
 
     /// What `--exact` does for U²-Net, whose 3×3 convs the default runs as Winograd.
     static let exactHelp = "Exact GEMM convolutions: d0 within 1e-4 of ONNX Runtime, about 3× slower\nthan the default Winograd kernels (within 1e-3); loads less (no Winograd weights)."

@@ -36,6 +36,9 @@ enum RunTensorCommand {
                 throw CLIError.failure("\(args.positionals[0]): expected shape N×3×H×W, got \(input.shape.map(String.init).joined(separator: "×"))")
             }
             let model = try ModelOptions.loadModel(args)
+            if let problem = model.inputProblem(height: input.shape[2], width: input.shape[3]) {
+                throw CLIError.failure("\(args.positionals[0]): \(problem)")
+            }
             let context = ExecutionContext(threads: threads, policy: policy)
             let out = model.outputShape(height: input.shape[2], width: input.shape[3])
             let result = Tensor(shape: [input.shape[0], out.channels, out.height, out.width])

@@ -18,7 +18,7 @@ enum ServeCommand {
                        help: "Address to listen on (127.0.0.1: this machine only). Containers pass\n--host 0.0.0.0 (or :: for IPv6 too)."),
             OptionSpec(names: ["--port"], valueName: "N", help: "Port (7000, as rembg's server; 0 = any free port, printed)."),
             OptionSpec(names: ["--model"], valueName: "MODEL",
-                       help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg, isnet-*), or a .safetensors file\n(classification uses the built-in efficientnet-lite0)."),
+                       help: "Subject-lifting model: u2netp (default, built in), u2net, a name converted into\n~/.cache/swiftseg (silueta, u2net_human_seg, isnet-*, birefnet-*, bria-rmbg), or a\n.safetensors file (classification uses the built-in efficientnet-lite0)."),
             OptionSpec(names: ["--threads"], valueName: "N", help: "Worker threads for the networks (default: all cores)."),
             OptionSpec(names: ["--concurrent"], valueName: "N",
                        help: "Requests in the networks at once (2, or 1 with --threads 1), each with its own\nactivation memory (~120 MB for u2netp). They share the --threads cores: a request\nalone runs on all of them, requests together split them, with the same bytes either\nway (PERF.md)."),

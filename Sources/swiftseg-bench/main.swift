@@ -293,6 +293,7 @@ for modelName in options.models {
     do { model = try ModelSource(argument: modelName).load(options: .init(prepareFastKernels: winograd)) } catch { die("\(error)") }
     for size in fedInput.map({ [$0.shape[$0.shape.count - 1]] }) ?? (options.sizesGiven ? options.sizes : [model.preprocessing.inputSize]) {
         for threads in options.threads { for isa in options.isas {
+            if let problem = model.inputProblem(height: size, width: size) { die(problem) }
             let budget = options.cores.map { CoreBudget(cores: $0) }
             let context = ExecutionContext(threads: threads, policy: options.policy, coreBudget: budget)
             context.isa = isa

@@ -9,24 +9,28 @@ import XCTest
 /// notebook exports, run by ONNX Runtime; the weights converted by Tools/convert_birefnet.py): the map against
 /// ONNX Runtime's, and the file's tensors checked by name and shape.
 final class BiRefNetTests: XCTestCase {
-    func load() throws -> (BiRefNet, SafeTensorsFile) {
-        let file = try SafeTensorsFile(path: Fixtures.path("models/birefnet-tiny.safetensors"))
+    func load(_ name: String = "birefnet-tiny") throws -> (BiRefNet, SafeTensorsFile) {
+        let file = try SafeTensorsFile(path: Fixtures.path("models/\(name).safetensors"))
         return (try XCTUnwrap(try ModelRegistry.builtIn.load(file) as? BiRefNet), file)
     }
 
+    /// Both layouts of the released models: Swin-T's window of 7 (birefnet-general-lite) and Swin-L's of 12 (the
+    /// others and RMBG-2.0), each with shifted, padded and masked windows at every stage.
     func testTheMapMatchesONNXRuntime() throws {
-        let (net, _) = try load()
-        XCTAssertEqual(net.name, "birefnet-tiny")
-        XCTAssertEqual(net.shape, SwinShape(dim: 8, depths: [2, 2, 2, 2], heads: [1, 2, 2, 4], window: 7))
-        XCTAssertEqual(net.preprocessing.mean, [0.485, 0.456, 0.406])
-        XCTAssertEqual(net.preprocessing.std, [0.229, 0.224, 0.225])
-        let input = try NPY.read(path: Fixtures.path("models/birefnet-tiny.input.npy"))
-        let expected = try NPY.read(path: Fixtures.path("models/birefnet-tiny.output.npy"))
-        for threads in [1, 2] {
-            for (isa, context) in contextsForEveryISA(threads: threads) {
-                let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
-                net.forward(input.view, into: output.view, context: context)
-                XCTAssertLessThanOrEqual(maxAbsDiff(output.view, expected.view), 2e-5, "\(threads) threads \(isa)")
+        for (name, window) in [("birefnet-tiny", 7), ("birefnet-tiny-l", 12)] {
+            let (net, _) = try load(name)
+            XCTAssertEqual(net.name, name)
+            XCTAssertEqual(net.shape, SwinShape(dim: 8, depths: [2, 2, 2, 2], heads: [1, 2, 2, 4], window: window))
+            XCTAssertEqual(net.preprocessing.mean, [0.485, 0.456, 0.406])
+            XCTAssertEqual(net.preprocessing.std, [0.229, 0.224, 0.225])
+            let input = try NPY.read(path: Fixtures.path("models/\(name).input.npy"))
+            let expected = try NPY.read(path: Fixtures.path("models/\(name).output.npy"))
+            for threads in [1, 2] {
+                for (isa, context) in contextsForEveryISA(threads: threads) {
+                    let output = Tensor(channels: 1, height: input.shape[2], width: input.shape[3])
+                    net.forward(input.view, into: output.view, context: context)
+                    XCTAssertLessThanOrEqual(maxAbsDiff(output.view, expected.view), 2e-5, "\(name) \(threads) threads \(isa)")
+                }
             }
         }
     }

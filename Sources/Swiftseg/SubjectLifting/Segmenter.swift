@@ -51,6 +51,8 @@ public final class Segmenter {
         let winograd = [.auto, .winograd].contains(configuration.kernelPolicy)  // else never used: skip its memory
         let network = try source.load(options: .init(prepareFastKernels: winograd))
         try Segmenter.checkIsSaliencyModel(network)
+        let size = configuration.inputSize ?? network.preprocessing.inputSize
+        if let problem = network.inputProblem(height: size, width: size) { throw SwiftsegError(.badRequest, problem) }
         self.init(model: network, configuration: configuration)
     }
 
@@ -59,6 +61,7 @@ public final class Segmenter {
         let size = configuration.inputSize ?? model.preprocessing.inputSize
         precondition(configuration.threads >= 1 && size >= 1, "threads and input size must be ≥ 1")
         precondition((try? Segmenter.checkIsSaliencyModel(model)) != nil, "\(model.name) is not a saliency model")
+        if let problem = model.inputProblem(height: size, width: size) { preconditionFailure(problem) }
         self.model = model
         self.configuration = configuration
         inputSize = size

@@ -49,8 +49,14 @@ public final class BiRefNet: Network {
     /// The map is one channel at the input's size.
     public func outputShape(height: Int, width: Int) -> (channels: Int, height: Int, width: Int) { (1, height, width) }
 
+    /// The decoder cuts the image into patches of the deepest features' size, 1/32 of the input's.
+    public func inputProblem(height: Int, width: Int) -> String? {
+        height % 32 == 0 && width % 32 == 0 && height > 0 && width > 0 ? nil
+            : "\(name) needs an input whose sides are multiples of 32, not \(height)×\(width)"
+    }
+
     public func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext) {
-        precondition(input.channels == 3 && input.height % 32 == 0 && input.width % 32 == 0,
+        precondition(input.channels == 3 && inputProblem(height: input.height, width: input.width) == nil,
                      "BiRefNet takes a 3×H×W input with H and W multiples of 32, got \(input.shapeDescription)")
         precondition(output.channels == 1 && output.height == input.height && output.width == input.width,
                      "BiRefNet's map is 1×\(input.height)×\(input.width), not \(output.shapeDescription)")

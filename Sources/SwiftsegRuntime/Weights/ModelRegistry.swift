@@ -14,6 +14,12 @@ public protocol Network: AnyObject, Sendable {
     func forward(_ input: TensorView, into output: TensorView, context: ExecutionContext)
     /// Multiply-accumulates of all convolutions for an input of this size (for GFLOP/s: 2 FLOPs per MAC).
     func convMACs(height: Int, width: Int) -> Int
+    /// Why the network cannot run on a 3 × `height` × `width` input, or nil when it can (most run on any size).
+    func inputProblem(height: Int, width: Int) -> String?
+}
+
+extension Network {
+    public func inputProblem(height: Int, width: Int) -> String? { nil }
 }
 
 /// How a network's input is made and its output read, from the weights file's metadata (`input_size`, `mean`,
