@@ -46,6 +46,26 @@ final class AllocationTests: XCTestCase {
         }
     }
 
+    /// BiRefNet's pass too (window attention, token layers, deformable convolutions; the fixture's narrow layout).
+    func testBiRefNetSteadyStateAllocatesNothing() throws {
+        guard swiftseg_allocation_counter_available() == 1 else {
+            throw XCTSkip("allocation counting needs glibc (the malloc wrappers are Linux-only)")
+        }
+        let net = try BiRefNet(weights: SafeTensorsFile(path: Fixtures.path("models/birefnet-tiny.safetensors")))
+        let input = randomTensor(channels: 3, height: 96, width: 64, seed: 4)
+        let output = Tensor(channels: 1, height: 96, width: 64)
+        for threads in [1, 2] {
+            for (isa, context) in contextsForEveryISA(threads: threads) {
+                net.forward(input.view, into: output.view, context: context)
+                net.forward(input.view, into: output.view, context: context)
+                swiftseg_allocation_counter_start()
+                for _ in 0..<2 { net.forward(input.view, into: output.view, context: context) }
+                let allocations = swiftseg_allocation_counter_stop()
+                XCTAssertEqual(allocations, 0, "\(threads) thread(s), \(isa): heap allocations in 2 BiRefNet passes")
+            }
+        }
+    }
+
     /// Two forward passes at once, each on its own context with two threads (batch lanes, or a server with a
     /// context per request): each takes a worker pool of its own, so neither allocates once warm.
     func testConcurrentPassesAllocateNothing() throws { try checkConcurrentPasses(sharingCores: false) }

@@ -62,30 +62,34 @@ public final class BiRefNet: Network {
                      "BiRefNet's map is 1×\(input.height)×\(input.width), not \(output.shapeDescription)")
         let arena = context.arena
         arena.reset()
-        let size = { (i: Int) in (SwinTransformer.stageSize(input.height, i), SwinTransformer.stageSize(input.width, i)) }
+        func size(_ i: Int) -> (Int, Int) { (SwinTransformer.stageSize(input.height, i), SwinTransformer.stageSize(input.width, i)) }
         // x1…x3 and, as the last slice of the context tensor, x4: each the stage's features, then the half-size
         // input's resized onto them.
-        let features = (0..<3).map { i in
+        func features(_ i: Int) -> TensorView {
             arena.tensor(channels: 2 * shape.width(i), height: size(i).0, width: size(i).1)
         }
+        let x1 = features(0), x2 = features(1), x3 = features(2)
         let context4 = arena.tensor(channels: (0..<4).reduce(0) { $0 + 2 * shape.width($1) },
                                     height: size(3).0, width: size(3).1)
-        let x4 = context4.channels(context4.channels - 2 * shape.width(3)..<context4.channels)
-        let stages = features + [x4]
+        let stages = StageMaps(x1: x1, x2: x2, x3: x3,
+                               x4: context4.channels(context4.channels - 2 * shape.width(3)..<context4.channels))
+        func firstHalf(_ i: Int) -> TensorView { stages[i].channels(0..<shape.width(i)) }
         context.time("backbone") {
-            backbone(input, into: stages.enumerated().map { $1.channels(0..<shape.width($0)) }, context: context)
+            backbone(input, into: StageMaps(x1: firstHalf(0), x2: firstHalf(1), x3: firstHalf(2), x4: firstHalf(3)),
+                     context: context)
         }
         context.time("backbone, half size") {
             let mark = arena.mark()
             let half = arena.tensor(channels: 3, height: input.height / 2, width: input.width / 2)
             ResizeBilinear.forward(input, into: half, coordinates: .alignCorners, context: context)
-            let halves = (0..<4).map { i in
+            func stage(_ i: Int) -> TensorView {
                 arena.tensor(channels: shape.width(i), height: SwinTransformer.stageSize(half.height, i),
                              width: SwinTransformer.stageSize(half.width, i))
             }
+            let halves = StageMaps(x1: stage(0), x2: stage(1), x3: stage(2), x4: stage(3))
             backbone(half, into: halves, context: context)
-            for (i, stage) in stages.enumerated() {
-                ResizeBilinear.forward(halves[i], into: stage.channels(shape.width(i)..<2 * shape.width(i)),
+            for i in 0..<4 {
+                ResizeBilinear.forward(halves[i], into: stages[i].channels(shape.width(i)..<2 * shape.width(i)),
                                        coordinates: .alignCorners, context: context)
             }
             arena.release(to: mark)
@@ -93,7 +97,8 @@ public final class BiRefNet: Network {
         let squeezed = arena.tensor(channels: squeeze.outChannels, height: size(3).0, width: size(3).1)
         context.time("context + squeeze") {
             var offset = 0
-            for stage in features {
+            for i in 0..<3 {
+                let stage = stages[i]
                 ResizeBilinear.forward(stage, into: context4.channels(offset..<offset + stage.channels),
                                        coordinates: .alignCorners, context: context)
                 offset += stage.channels
@@ -101,7 +106,7 @@ public final class BiRefNet: Network {
             squeeze(context4, into: squeezed, context: context)
         }
         context.time("decoder") {
-            decoder(image: input, features[0], features[1], features[2], squeezed, into: output, context: context)
+            decoder(image: input, x1, x2, x3, squeezed, into: output, context: context)
             Sigmoid.forwardInPlace(output)
         }
         arena.reset()

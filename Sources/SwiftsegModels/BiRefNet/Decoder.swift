@@ -50,18 +50,20 @@ struct Decoder: Sendable {
         var p = stageInput(features: x4, iptBlock: 0, image: x, context: context) { $0.copy(x4) }
         p = stage(0, p, context: context)
         // Stages 3, 2, 1: resize onto the next features, add their lateral conv, append the patches.
-        for (i, skip) in [x3, x2, x1].enumerated() {
-            let previous = p
-            p = stageInput(features: lateralBlocks[i].outChannels, height: skip.height, width: skip.width,
-                           iptBlock: i + 1, image: x, context: context) { features in
+        func up(_ i: Int, _ previous: TensorView, skip: TensorView) -> TensorView {
+            let input = stageInput(features: lateralBlocks[i].outChannels, height: skip.height, width: skip.width,
+                                   iptBlock: i + 1, image: x, context: context) { features in
                 let mark = arena.mark()
                 let resized = arena.tensor(channels: previous.channels, height: skip.height, width: skip.width)
                 ResizeBilinear.forward(previous, into: resized, coordinates: .alignCorners, context: context)
                 lateralBlocks[i].forward(skip, into: features, epilogue: Epilogue.none.adding(resized), context: context)
                 arena.release(to: mark)
             }
-            p = stage(i + 1, p, context: context)
+            return stage(i + 1, input, context: context)
         }
+        p = up(0, p, skip: x3)
+        p = up(1, p, skip: x2)
+        p = up(2, p, skip: x1)
         // At the input's size: the last block's output resized, the image through ipt_blk1, conv_out1.
         let last = p
         let final = stageInput(features: last.channels, height: x.height, width: x.width, iptBlock: 4, image: x,

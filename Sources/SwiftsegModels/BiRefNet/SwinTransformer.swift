@@ -26,9 +26,9 @@ struct SwinTransformer: Sendable {
         return s
     }
 
-    /// The four stages' normalised outputs of `image` (3×H×W), written into `outputs[i]` (`width(i)` channels at
-    /// the stage's size; channel slices of larger tensors are fine).
-    func callAsFunction(_ image: TensorView, into outputs: [TensorView], context: ExecutionContext) {
+    /// The four stages' normalised outputs of `image` (3×H×W), written into `outputs` (`width(i)` channels at
+    /// stage i's size; channel slices of larger tensors are fine).
+    func callAsFunction(_ image: TensorView, into outputs: StageMaps, context: ExecutionContext) {
         let arena = context.arena
         let mark = arena.mark()
         defer { arena.release(to: mark) }
@@ -45,6 +45,20 @@ struct SwinTransformer: Sendable {
             total += layer.macs(height: SwinTransformer.stageSize(height, i), width: SwinTransformer.stageSize(width, i))
         }
         return total
+    }
+}
+
+/// Four maps, one per stage, shallowest first (a value, so a pass builds no array).
+struct StageMaps {
+    var x1, x2, x3, x4: TensorView
+
+    subscript(_ i: Int) -> TensorView {
+        switch i {
+        case 0: x1
+        case 1: x2
+        case 2: x3
+        default: x4
+        }
     }
 }
 
