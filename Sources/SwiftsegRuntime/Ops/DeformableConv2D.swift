@@ -81,15 +81,17 @@ public struct DeformableConv2D: @unchecked Sendable {
     }
 
     /// Runs of ``run`` output pixels (row-major over the output plane) split between the workers: each run's
-    /// sampled, masked inputs as a (channels·taps) × pixels matrix in the worker's scratch, each tap's corners
-    /// found once for all channels, then `BLAS.sgemm` with the weights straight into the output planes, then the
-    /// bias. Every run has the same shape whatever the threads.
+    /// sampled, masked inputs as a (channels·taps) × pixels matrix in the worker's scratch — each tap's corners
+    /// and weights found once for all channels, then the matrix filled channel by channel, row by row, from one
+    /// plane at a time — then `BLAS.sgemm` with the weights straight into the output planes, then the bias and
+    /// activation. Every run has the same shape whatever the threads.
     public func forward(_ input: TensorView, offset: TensorView, mask: TensorView, maskScale: Float = 1,
                         into output: TensorView, epilogue: Epilogue = .none, context: ExecutionContext) {
         checkShapes(input, offset, mask, output, epilogue)
         let pixels = output.planeSize
         let runs = (pixels + DeformableConv2D.run - 1) / DeformableConv2D.run
-        let scratch = context.scratch(floats: inChannels * taps * DeformableConv2D.run)
+        // The matrix, then per tap and pixel four weights and three corner offsets.
+        let scratch = context.scratch(floats: (inChannels + 7) * taps * DeformableConv2D.run)
         context.timeOp("deformable conv") {
             context.parallelFor(count: runs, Runs(conv: self, input: input, offset: offset, mask: mask,
                                                   maskScale: maskScale, output: output, epilogue: epilogue,
@@ -113,30 +115,49 @@ public struct DeformableConv2D: @unchecked Sendable {
             let first = task * DeformableConv2D.run, count = min(DeformableConv2D.run, plane - first)
             let columns = scratch[worker]
             let h = input.height, w = input.width
-            for t in 0..<kk {
-                let dyPlane = offset.plane(2 * t), dxPlane = offset.plane(2 * t + 1), maskPlane = mask.plane(t)
-                for p in 0..<count {
-                    let pixel = first + p, oy = pixel / output.width, ox = pixel % output.width
-                    let y = Float(oy - c.padding + t / k) + dyPlane[pixel]
-                    let x = Float(ox - c.padding + t % k) + dxPlane[pixel]
-                    let m = maskPlane[pixel] * maskScale
-                    guard y > -1 && y < Float(h) && x > -1 && x < Float(w) else {
-                        for ch in 0..<c.inChannels { columns[(ch * kk + t) * count + p] = 0 }
-                        continue
+            // Each tap's corners for the run's pixels, once: the top-left index (clamped so any read is valid),
+            // the step to the right and down (0 at the map's last column or row), and four weights (zero for a
+            // corner outside the map, the mask folded in).
+            let weights = columns + c.inChannels * kk * count, stride = kk * count
+            UnsafeMutableRawPointer(weights + 4 * stride).withMemoryRebound(to: Int32.self, capacity: 3 * stride) { corners in
+                for t in 0..<kk {
+                    let dyPlane = offset.plane(2 * t), dxPlane = offset.plane(2 * t + 1), maskPlane = mask.plane(t)
+                    for p in 0..<count {
+                        let pixel = first + p, oy = pixel / output.width, ox = pixel % output.width, e = t * count + p
+                        let y = Float(oy - c.padding + t / k) + dyPlane[pixel]
+                        let x = Float(ox - c.padding + t % k) + dxPlane[pixel]
+                        let m = maskPlane[pixel] * maskScale
+                        guard y > -1 && y < Float(h) && x > -1 && x < Float(w) else {
+                            weights[e] = 0; weights[stride + e] = 0; weights[2 * stride + e] = 0; weights[3 * stride + e] = 0
+                            corners[e] = 0; corners[stride + e] = 0; corners[2 * stride + e] = 0
+                            continue
+                        }
+                        let fy = y.rounded(.down), fx = x.rounded(.down)
+                        let dy = y - fy, dx = x - fx
+                        let y0 = Int(fy), x0 = Int(fx)
+                        let inY0 = y0 >= 0, inY1 = y0 + 1 < h, inX0 = x0 >= 0, inX1 = x0 + 1 < w
+                        weights[e] = inY0 && inX0 ? (1 - dy) * (1 - dx) * m : 0
+                        weights[stride + e] = inY0 && inX1 ? (1 - dy) * dx * m : 0
+                        weights[2 * stride + e] = inY1 && inX0 ? dy * (1 - dx) * m : 0
+                        weights[3 * stride + e] = inY1 && inX1 ? dy * dx * m : 0
+                        let r0 = Swift.max(y0, 0), r1 = Swift.min(y0 + 1, h - 1)
+                        let c0 = Swift.max(x0, 0), c1 = Swift.min(x0 + 1, w - 1)
+                        corners[e] = Int32(r0 * w + c0)
+                        corners[stride + e] = Int32(c1 - c0)
+                        corners[2 * stride + e] = Int32((r1 - r0) * w)
                     }
-                    let fy = y.rounded(.down), fx = x.rounded(.down)
-                    let dy = y - fy, dx = x - fx
-                    let y0 = Int(fy), x0 = Int(fx)
-                    // Each corner's weight (zero outside) and its index (clamped inside, so any read is valid).
-                    let inY0 = y0 >= 0, inY1 = y0 + 1 < h, inX0 = x0 >= 0, inX1 = x0 + 1 < w
-                    let w00 = inY0 && inX0 ? (1 - dy) * (1 - dx) * m : 0, w01 = inY0 && inX1 ? (1 - dy) * dx * m : 0
-                    let w10 = inY1 && inX0 ? dy * (1 - dx) * m : 0, w11 = inY1 && inX1 ? dy * dx * m : 0
-                    let r0 = Swift.max(y0, 0) * w, r1 = Swift.min(y0 + 1, h - 1) * w
-                    let c0 = Swift.max(x0, 0), c1 = Swift.min(x0 + 1, w - 1)
-                    for ch in 0..<c.inChannels {
-                        let src = input.plane(ch)
-                        columns[(ch * kk + t) * count + p] = w00 * src[r0 + c0] + w01 * src[r0 + c1]
-                            + w10 * src[r1 + c0] + w11 * src[r1 + c1]
+                }
+                // Then channel by channel, each tap's row of the matrix written in order from one plane.
+                for ch in 0..<c.inChannels {
+                    let src = UnsafePointer(input.plane(ch))
+                    for t in 0..<kk {
+                        let row = columns + (ch * kk + t) * count
+                        for p in 0..<count {
+                            let e = t * count + p
+                            let i = Int(corners[e]), right = Int(corners[stride + e]), down = Int(corners[2 * stride + e])
+                            row[p] = weights[e] * src[i] + weights[stride + e] * src[i + right]
+                                + weights[2 * stride + e] * src[i + down] + weights[3 * stride + e] * src[i + down + right]
+                        }
                     }
                 }
             }
