@@ -29,6 +29,37 @@ final class GEMMTests: XCTestCase {
         }
     }
 
+    /// B given transposed (n×k, a linear layer's out × in weights): BLAS.sgemm and the Swift fallback against the
+    /// reference on B transposed back; accumulating too.
+    func testSgemmWithTransposedBMatchesReference() {
+        var rng = SplitMix64(seed: 12)
+        for trial in 0..<20 {
+            let m = rng.nextInt(1...70), n = rng.nextInt(1...200), k = rng.nextInt(1...300)
+            let lda = k + rng.nextInt(0...3), ldbT = k + rng.nextInt(0...3), ldc = n + rng.nextInt(0...3)
+            let a = randomTensor(channels: 1, height: m, width: lda, seed: UInt64(trial))
+            let bT = randomTensor(channels: 1, height: n, width: ldbT, seed: UInt64(200 + trial))
+            let b = Tensor(shape: [k * n])
+            for p in 0..<k { for j in 0..<n { b.data[p * n + j] = bT.data[j * ldbT + p] } }
+            let start = randomTensor(channels: 1, height: m, width: ldc, seed: UInt64(400 + trial))
+            let accumulate = trial % 2 == 1
+            let expected = Tensor(shape: [m * ldc])
+            GEMM.reference(m: m, n: n, k: k, a: a.data, lda: lda, b: b.data, ldb: n, c: expected.data, ldc: ldc)
+            if accumulate { for i in 0..<expected.count { expected.data[i] += start.data[i] } }
+            let blas = Tensor(shape: [m * ldc], values: start.values), swift = Tensor(shape: [m * ldc], values: start.values)
+            BLAS.sgemm(m: m, n: n, k: k, a: a.data, lda: lda, b: bT.data, ldb: ldbT, c: blas.data, ldc: ldc,
+                       accumulate: accumulate, transposedB: true)
+            GEMM.transposedB(m: m, n: n, k: k, a: a.data, lda: lda, b: bT.data, ldb: ldbT, c: swift.data, ldc: ldc,
+                             accumulate: accumulate)
+            let tolerance = 1e-5 * Float(k).squareRoot() * 4
+            for i in 0..<m {
+                for j in 0..<n {
+                    XCTAssertEqual(blas.data[i * ldc + j], expected.data[i * ldc + j], accuracy: tolerance, "BLAS \(m)×\(n)×\(k)")
+                    XCTAssertEqual(swift.data[i * ldc + j], expected.data[i * ldc + j], accuracy: tolerance, "Swift \(m)×\(n)×\(k)")
+                }
+            }
+        }
+    }
+
     /// The Winograd channel-mix kernel (WinogradKernels.gemm, every build the CPU runs) against the Double reference, on A
     /// packed by that build's `packGEMMRows`: rows not a multiple of the row blocks (8 with 32 vector registers, 6
     /// in the other builds), columns not a multiple of the vector, leading dimensions with gaps, and a range of

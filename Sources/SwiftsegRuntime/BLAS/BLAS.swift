@@ -83,15 +83,19 @@ public enum BLAS {
     }
 
     /// C[m×n] = A[m×k] · B[k×n] (row-major, leading dimensions given), single-threaded; with `accumulate`,
-    /// C += A · B.
+    /// C += A · B. With `transposedB`, B is given as its transpose, n×k row-major (a linear layer's weights in
+    /// PyTorch's out × in layout, read where they are mapped).
     public static func sgemm(m: Int, n: Int, k: Int,
                              a: UnsafePointer<Float>, lda: Int,
                              b: UnsafePointer<Float>, ldb: Int,
-                             c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
+                             c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false,
+                             transposedB: Bool = false) {
         if let lib = library {
-            // 101 = CblasRowMajor, 111 = CblasNoTrans.
-            lib.sgemm(101, 111, 111, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb),
-                      accumulate ? 1 : 0, c, Int32(ldc))
+            // 101 = CblasRowMajor, 111 = CblasNoTrans, 112 = CblasTrans.
+            lib.sgemm(101, 111, transposedB ? 112 : 111, Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b,
+                      Int32(ldb), accumulate ? 1 : 0, c, Int32(ldc))
+        } else if transposedB {
+            GEMM.transposedB(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
         } else {
             GEMM.blocked(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, accumulate: accumulate)
         }

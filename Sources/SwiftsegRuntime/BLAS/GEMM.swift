@@ -42,4 +42,21 @@ public enum GEMM {
             j0 += jn
         }
     }
+
+    /// C[m×n] (+)= A[m×k] · Bᵀ with B given n×k row-major: each output a dot product of two rows, in float, in
+    /// order. The fallback of `BLAS.sgemm(…transposedB: true)` when OpenBLAS is absent.
+    public static func transposedB(m: Int, n: Int, k: Int,
+                                   a: UnsafePointer<Float>, lda: Int,
+                                   b: UnsafePointer<Float>, ldb: Int,
+                                   c: UnsafeMutablePointer<Float>, ldc: Int, accumulate: Bool = false) {
+        for i in 0..<m {
+            let row = a + i * lda
+            for j in 0..<n {
+                let column = b + j * ldb
+                var sum: Float = 0
+                for p in 0..<k { sum += row[p] * column[p] }
+                c[i * ldc + j] = accumulate ? c[i * ldc + j] + sum : sum
+            }
+        }
+    }
 }

@@ -16,8 +16,6 @@ public struct TokenLinear: @unchecked Sendable {
     public let weight: UnsafePointer<Float>
     /// `outFeatures` floats, or none (patch merging's reduction has no bias).
     public let bias: UnsafePointer<Float>?
-    /// The weights transposed at load, `inFeatures × outFeatures`: the B of `BLAS.sgemm`.
-    let columns: RearrangedWeights
 
     public init(outFeatures: Int, inFeatures: Int, weight: UnsafePointer<Float>, bias: UnsafePointer<Float>?) {
         precondition(outFeatures >= 1 && inFeatures >= 1, "a linear layer needs features")
@@ -25,7 +23,6 @@ public struct TokenLinear: @unchecked Sendable {
         self.inFeatures = inFeatures
         self.weight = weight
         self.bias = bias
-        columns = Linear.columns(weight, outFeatures: outFeatures, inFeatures: inFeatures)
     }
 
     /// Dot products in Double: the reference. A `residual` is added after the activation; it may be `y` itself.
@@ -49,7 +46,8 @@ public struct TokenLinear: @unchecked Sendable {
         }
     }
 
-    /// `BLAS.sgemm` on runs of ``run`` tokens split between the workers, each run's epilogue while its rows are
+    /// `BLAS.sgemm` on runs of ``run`` tokens split between the workers, the weights read where they are mapped
+    /// (as the transposed B: no copy at load), each run's epilogue while its rows are
     /// in cache (the kernel build's `TransformerKernels.addBiasGELU` / `addBias`). A `residual` that is `y`
     /// itself is accumulated into by the product (y += x·Wᵀ + b). Every run has the same shape whatever the
     /// threads, so the bytes do not depend on them.
@@ -68,8 +66,8 @@ public struct TokenLinear: @unchecked Sendable {
                   residual: UnsafePointer<Float>?, kernels: Kernels) {
         let accumulate = residual == UnsafePointer(y)
         precondition(!accumulate || activation == .none, "a residual in place is added before any activation")
-        BLAS.sgemm(m: rows, n: outFeatures, k: inFeatures, a: x, lda: inFeatures, b: columns.floats, ldb: outFeatures,
-                   c: y, ldc: outFeatures, accumulate: accumulate)
+        BLAS.sgemm(m: rows, n: outFeatures, k: inFeatures, a: x, lda: inFeatures, b: weight, ldb: inFeatures,
+                   c: y, ldc: outFeatures, accumulate: accumulate, transposedB: true)
         for r in 0..<rows {
             let out = y + r * outFeatures
             switch activation {
