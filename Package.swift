@@ -39,7 +39,7 @@ let package = Package(
         // Requests (subject lifting, …) and the per-photo pipeline and batch runner the CLI and a server share.
         .target(name: "Swiftseg", dependencies: ["SwiftsegImage", "SwiftsegModels", "SwiftsegRuntime"]),
         // Images, codecs, resampling, filters, geometry, compositing, atomic writes: no network code.
-        .target(name: "SwiftsegImage", dependencies: ["_CPNG", "_CTurboJPEG", "_CWebP", "_CHEIF", "_CTIFF", "SwiftsegKernelTypes", "SwiftsegImageKernels",
+        .target(name: "SwiftsegImage", dependencies: ["_CPNG", "_CTurboJPEG", "_CWebP", "_CHEIF", "_CTIFF", "_CGIF", "SwiftsegKernelTypes", "SwiftsegImageKernels",
                                                       "SwiftsegImageKernelsAVX2", "SwiftsegImageKernelsAVX512"]),
         // The image library's hot loops (the matting's CG) on raw pointers, built three times like the network's
         // kernels (the same flags): the library picks one per CPU (SwiftsegImage/Matting/MattingKernelSet.swift).
@@ -88,6 +88,7 @@ let package = Package(
         .systemLibrary(name: "_CWebP", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "_CHEIF", providers: [.apt(["libheif-dev"])]),
         .systemLibrary(name: "_CTIFF", providers: [.apt(["libtiff-dev"])]),
+        .systemLibrary(name: "_CGIF", providers: [.apt(["libgif-dev"])]),
         .systemLibrary(name: "_CMicroHTTPD", providers: [.apt(["libmicrohttpd-dev"])]),
         // Header only: what the kernels need from C (Sources/_CKernelSupport/kernel_support.h): the prefetch
         // instruction and an optimisation barrier for vectors.

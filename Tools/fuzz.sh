@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # libFuzzer on the parsers that read untrusted bytes: the image decoders (every ImageFormat: PNG, JPEG, WebP,
-# HEIC, AVIF, TIFF; EXIF, ICC, limits) and the safetensors weights loader (Sources/swiftseg-fuzz/FuzzEntry.swift). Only the
-# Swift code is instrumented: mutations reach libwebp, libheif and their decoders, but its coverage does not
+# HEIC, AVIF, TIFF, BMP, GIF; EXIF, ICC, limits) and the safetensors weights loader (Sources/swiftseg-fuzz/FuzzEntry.swift). Only the
+# Swift code is instrumented: mutations reach libwebp, libheif, libtiff, giflib and their decoders, but its coverage does not
 # guide them inside those.
 #
 #   Tools/fuzz.sh [libFuzzer options…]        e.g. Tools/fuzz.sh -max_total_time=600 -jobs=2

@@ -4,7 +4,9 @@ decode fixtures (re-runnable; run after Tools/make_fixtures.py has written Tests
 
     apt-get install webp libheif-examples colord-data libtiff-tools imagemagick
     Tools/.venv/bin/pip install pillow-heif   # HEIC's reference decoder, and the writer of HEIF turns
-    Tools/.venv/bin/python Tools/make_format_fixtures.py
+    Tools/.venv/bin/python Tools/make_format_fixtures.py [--only bmp,gif]
+
+(`--only bmp,gif` writes only the BMP and GIF fixtures, leaving the lossy encoders' files as they are.)
 
 Writes into Tests/Fixtures/decode/:
 - webp-lossless.webp (must decode to upright.png exactly), webp-lossy.webp and webp-lossy-pillow.png (Pillow's
@@ -30,7 +32,17 @@ Writes into Tests/Fixtures/decode/:
   (Display P3; BT.2020 primaries with PQ's curve);
 - heic-orientation-N.heic for N = 1…8: orientation-N.png's stored pixels with HEIF's own turn (`irot`, `imir`)
   for orientation N, as iPhones store photos (written by pillow-heif, which turns an EXIF orientation into
-  those boxes and sets the EXIF tag to 1; Debian's heif-enc 1.15 keeps the EXIF tag and writes no turn).
+  those boxes and sets the EXIF tag to 1; Debian's heif-enc 1.15 keeps the EXIF tag and writes no turn);
+- BMP: bmp-rgb.bmp (Pillow, 24-bit) and bmp-topdown.bmp (the same rows stored top-down, a negative height), both
+  upright.png exactly; bmp-rgbx.bmp (Pillow's 32-bit from rgba.png, whose fourth byte readers ignore: rgba.png's
+  colours); bmp-gray.bmp (Pillow's 8-bit gray palette: gray8.png); bmp-palette.bmp (8-bit), bmp-1bit.bmp,
+  bmp-4bit.bmp, bmp-rle8.bmp (ImageMagick's RLE8), bmp-565.bmp and bmp-555.bmp (16-bit bit fields) and
+  bmp-alpha.bmp (ImageMagick's 32-bit V5 with an alpha mask), each with <name>-pillow.png, Pillow's decode;
+  profile-adobe-rgb.bmp (ImageMagick's V5 with the profile embedded);
+- GIF: gif.gif (Pillow, interlaced, as it writes by default) and gif-plain.gif (not interlaced), both gif-pillow.png;
+  gif-transparent.gif (palette-trns.png, a transparent index: gif-transparent-pillow.png, RGBA); gif-animated.gif
+  (two frames: the first is gif-pillow.png); gif-offset.gif (ImageMagick: a 60×40 frame at (10, 5) on an 80×60
+  screen: gif-offset-pillow.png); profile-adobe-rgb.gif (ImageMagick's ICCRGBG1012 extension).
 """
 
 import os
@@ -57,7 +69,60 @@ def pixels(path, mode=None):
     return np.array(image.convert(mode) if mode else image)
 
 
+def bmp_and_gif(out):
+    upright, rgba, gray8 = out("upright.png"), out("rgba.png"), out("gray8.png")
+    with_pillow = lambda name, mode: Image.open(out(name)).convert(mode).save(out(name.rsplit(".", 1)[0] + "-pillow.png"))
+
+    Image.open(upright).convert("RGB").save(out("bmp-rgb.bmp"))
+    assert np.array_equal(pixels(out("bmp-rgb.bmp")), pixels(upright, "RGB"))
+    data = bytearray(open(out("bmp-rgb.bmp"), "rb").read())
+    width, height = int.from_bytes(data[18:22], "little"), int.from_bytes(data[22:26], "little")
+    start, stride = int.from_bytes(data[10:14], "little"), (width * 3 + 3) // 4 * 4
+    rows = [data[start + r * stride:start + (r + 1) * stride] for r in range(height)]
+    data[22:26] = (-height).to_bytes(4, "little", signed=True)
+    data[start:start + height * stride] = b"".join(reversed(rows))
+    open(out("bmp-topdown.bmp"), "wb").write(bytes(data))
+    assert np.array_equal(pixels(out("bmp-topdown.bmp")), pixels(upright, "RGB"))
+    Image.open(rgba).save(out("bmp-rgbx.bmp"))
+    assert np.array_equal(pixels(out("bmp-rgbx.bmp"), "RGB"), pixels(rgba, "RGB"))
+    Image.open(gray8).convert("L").save(out("bmp-gray.bmp"))
+    assert Image.open(out("bmp-gray.bmp")).mode == "L"
+    assert np.array_equal(pixels(out("bmp-gray.bmp")), pixels(gray8, "L"))
+    Image.open(out("palette.png")).save(out("bmp-palette.bmp"))
+    Image.open(gray8).convert("1").save(out("bmp-1bit.bmp"))
+    run("convert", upright, "-colors", "16", "-type", "Palette", "BMP3:" + out("bmp-4bit.bmp"))
+    run("convert", upright, "-colors", "200", "-type", "Palette", "-compress", "RLE", "BMP3:" + out("bmp-rle8.bmp"))
+    run("convert", upright, "-define", "bmp:subtype=RGB565", out("bmp-565.bmp"))
+    run("convert", upright, "-define", "bmp:subtype=RGB555", out("bmp-555.bmp"))
+    run("convert", rgba, out("bmp-alpha.bmp"))
+    for name in ("bmp-palette.bmp", "bmp-1bit.bmp", "bmp-4bit.bmp", "bmp-rle8.bmp", "bmp-565.bmp", "bmp-555.bmp"):
+        with_pillow(name, "RGB")
+    assert Image.open(out("bmp-4bit.bmp")).tile[0].args[0] == "P;4"
+    assert Image.open(out("bmp-rle8.bmp")).tile[0].codec_name == "bmp_rle"
+    assert Image.open(out("bmp-alpha.bmp")).mode == "RGBA"
+    with_pillow("bmp-alpha.bmp", "RGBA")
+    run("convert", out("profile-adobe-rgb.png"), out("profile-adobe-rgb.bmp"))
+
+    quantized = Image.open(upright).convert("RGB").quantize(64)
+    quantized.save(out("gif.gif"))
+    quantized.save(out("gif-plain.gif"), interlace=False)
+    with_pillow("gif.gif", "RGB")
+    assert np.array_equal(pixels(out("gif-plain.gif"), "RGB"), pixels(out("gif-pillow.png")))
+    Image.open(out("palette-trns.png")).save(out("gif-transparent.gif"))
+    with_pillow("gif-transparent.gif", "RGBA")
+    quantized.save(out("gif-animated.gif"), save_all=True, append_images=[quantized.transpose(Image.ROTATE_180)], duration=100)
+    assert Image.open(out("gif-animated.gif")).n_frames == 2
+    assert np.array_equal(pixels(out("gif-animated.gif"), "RGB"), pixels(out("gif-pillow.png")))
+    run("convert", upright, "-colors", "64", "-page", "80x60+10+5", out("gif-offset.gif"))
+    with_pillow("gif-offset.gif", "RGB")
+    run("convert", out("profile-adobe-rgb.png"), "-colors", "64", out("profile-adobe-rgb.gif"))
+
+
 def main():
+    if sys.argv[1:3] == ["--only", "bmp,gif"]:
+        bmp_and_gif(lambda name: os.path.join(OUT, name))
+        print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.endswith((".bmp", ".gif")))))
+        return
     missing = [t for t in ("cwebp", "img2webp", "webpmux", "heif-enc", "tiffcp", "tiffset", "convert") if shutil.which(t) is None]
     if not os.path.exists(ADOBE_RGB):
         missing.append("colord-data")
@@ -162,7 +227,8 @@ def main():
             run("tiffset", "-s", "274", str(o), out(f"tiff-orientation-{o}.tif"))
             turned = ImageOps.exif_transpose(Image.open(out(f"tiff-orientation-{o}.tif")))
             assert np.array_equal(np.array(turned.convert("RGB")), pixels(upright)), o
-    made = ("webp-", "heic", "avif", "profile-", "adobe-", "tiff-")
+    bmp_and_gif(out)
+    made = ("bmp-", "gif", "webp-", "heic", "avif", "profile-", "adobe-", "tiff-")
     print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.startswith(made))))
 
 

@@ -4,7 +4,7 @@ import SwiftsegModels
 import SwiftsegRuntime
 
 // swiftseg-fuzz: the libFuzzer harness for the parsers that read untrusted bytes — image decoding (every
-// ImageFormat: PNG, JPEG, WebP; EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
+// ImageFormat: PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP, GIF; EXIF, limits) and safetensors weights (header, names, shapes, offsets). Each input goes through both, and an
 // image that decodes goes through the PNG writer and back (the same pixels, or a crash); a PNG input also goes,
 // its CRCs made right, through swiftseg's PNG reader and libpng (the same image or the same error, or a crash).
 // The harness fails only by crashing, hanging or running out of memory (errors are the expected outcome).

@@ -119,7 +119,7 @@ final class CLITests: CLITestCase {
         try Data(contentsOf: URL(fileURLWithPath: "\(Self.fixtures)/ops/sigmoid.safetensors")).write(to: URL(fileURLWithPath: corruptWeights))
         let cases: [([String], String)] = [
             (["infer", "\(tmp)/missing.jpg", "-o", out], "no such file"),
-            (["infer", notImage, "-o", out], "not a PNG, JPEG, WebP, HEIC, AVIF or TIFF"),
+            (["infer", notImage, "-o", out], "not a PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF"),
             (["infer", empty, "-o", out], "empty"),
             (["infer", truncated, "-o", out], "truncated JPEG"),
             (["infer", tmp, "-o", out], "-o names a folder"),
@@ -266,7 +266,10 @@ final class CLITests: CLITestCase {
         assertCleanFailure(try run(["infer", png, "--webp-quality", "101", "-o", "\(tmp)/q.webp"]), mentions: "webp-quality")
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/q.webp"))
         // A file's extension names what is in it: never PNG bytes in a .tif, nor WebP in a .png.
-        assertCleanFailure(try run(["infer", png, "-o", "\(tmp)/out.tif"]), mentions: "swiftseg writes .png, .jpg, .jpeg, .webp")
+        for ext in ["tif", "bmp", "gif"] {
+            assertCleanFailure(try run(["infer", png, "-o", "\(tmp)/out.\(ext)"]), mentions: "swiftseg writes .png, .jpg, .jpeg, .webp")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/out.\(ext)"))
+        }
         assertCleanFailure(try run(["infer", png, "--format", "webp", "-o", "\(tmp)/out.png"]), mentions: "names PNG, but --format is webp")
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(tmp)/out.tif"))
         let beside = "\(tmp)/beside.png"
@@ -342,7 +345,7 @@ final class CLITests: CLITestCase {
 
         let first = try run(["infer", input, "-o", out, "--manifest", manifest, "--mask", "--jobs", "2"])
         XCTAssertEqual(first.status, 1, "one photo failed")
-        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG, JPEG, WebP, HEIC, AVIF or TIFF image"), first.stderr)
+        XCTAssertTrue(first.stderr.contains("failed   \(input)/sub/broken.jpeg: not a PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF image"), first.stderr)
         let written = Set(try FileManager.default.subpathsOfDirectory(atPath: out).filter { $0.hasSuffix(".png") })
         XCTAssertEqual(written, ["coins.mask.png", "sub/a.JPG.mask.png", "sub/a.png.mask.png"])
         let lines = try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n")
@@ -429,7 +432,7 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("baseline.jpg: image 60×40×3, re-encoded as PNG; weights error"), out)
-        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG, JPEG, WebP, HEIC, AVIF or TIFF image; weights: a complete U²-Net"), out)
+        XCTAssertTrue(out.contains("u2netp.safetensors: image error: input: not a PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF image; weights: a complete U²-Net"), out)
         XCTAssertTrue(out.contains("cmyk.jpg: image 60×40×3, re-encoded as PNG"), out)
         XCTAssertEqual(try run(["\(tmp)/missing"], binary: harness).status, 1)
     }

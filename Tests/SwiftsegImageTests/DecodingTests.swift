@@ -253,6 +253,7 @@ final class EncodingTests: XCTestCase {
         }
         XCTAssertEqual(ImageFormat(path: "a/B.JPEG"), .jpeg)
         XCTAssertEqual(ImageFormat(path: "x.png"), .png)
-        XCTAssertNil(ImageFormat(path: "x.bmp"))
+        XCTAssertEqual(ImageFormat(path: "x.bmp"), .bmp)
+        XCTAssertNil(ImageFormat(path: "x.pdf"))
     }
 }

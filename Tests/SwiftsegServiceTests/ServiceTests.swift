@@ -89,8 +89,8 @@ final class ServiceTests: XCTestCase {
         let explicit = try TestConnection.request(port: port, "POST", "/v1/cutout?format=png", body: photo, headers: ["Accept": "image/webp"])
         XCTAssertEqual(explicit.headers["content-type"], "image/png", "the format parameter over the Accept header")
 
-        // HEIC and AVIF in
-        for name in ["decode/heic.heic", "decode/avif.avif"] {
+        // HEIC, AVIF, BMP and GIF in
+        for name in ["decode/heic.heic", "decode/avif.avif", "decode/bmp-rle8.bmp", "decode/gif-transparent.gif"] {
             let file = Self.photo(name)
             let response = try TestConnection.request(port: port, "POST", "/v1/cutout?mask=1", body: file)
             XCTAssertEqual(response.status, 200, name + response.text)
@@ -255,7 +255,8 @@ final class ServiceTests: XCTestCase {
             ("garbage", "/v1/cutout", Array("hello, not an image".utf8), [:], 415, "unsupported_media_type"),
             ("truncated PNG", "/v1/cutout", Array(png.prefix(png.count / 2)), [:], 422, "corrupt_image"),
             ("truncated WebP", "/v1/cutout", Array(webp.prefix(webp.count / 2)), [:], 422, "corrupt_image"),
-            ("a GIF", "/v1/cutout", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 40), [:], 415, "unsupported_media_type"),
+            ("a PDF", "/v1/cutout", Array("%PDF-1.7\n".utf8) + [UInt8](repeating: 0, count: 40), [:], 415, "unsupported_media_type"),
+            ("a GIF with no image", "/v1/cutout", Array("GIF89a".utf8) + [UInt8](repeating: 0, count: 40), [:], 422, "corrupt_image"),
             ("format=gif", "/v1/cutout?format=gif", png, [:], 400, "bad_request"),
             ("truncated JPEG", "/v1/classify", Array(jpeg.prefix(400)), [:], 422, "corrupt_image"),
             ("multipart without file", "/api/remove", form.body, ["Content-Type": form.contentType], 400, "bad_request"),

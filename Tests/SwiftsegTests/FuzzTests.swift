@@ -6,7 +6,7 @@ import XCTest
 /// Seeded mutations of the committed images and the weights: every case must end in a clean error or a valid
 /// result, never a crash. `SWIFTSEG_FUZZ_CASES=N` runs more.
 final class FuzzTests: XCTestCase {
-    static var cases: Int { Int(ProcessInfo.processInfo.environment["SWIFTSEG_FUZZ_CASES"] ?? "") ?? 300 }
+    static var cases: Int { Int(ProcessInfo.processInfo.environment["SWIFTSEG_FUZZ_CASES"] ?? "") ?? 600 }
 
     struct Mutator {
         var rng: UInt64
@@ -37,7 +37,11 @@ final class FuzzTests: XCTestCase {
 
     func testMutatedImagesDecodeOrFailCleanly() throws {
         let names = ["decode/baseline.jpg", "decode/progressive.jpg", "decode/orientation-6.jpg", "decode/palette-trns.png",
-                     "decode/interlaced.png", "decode/gray16.png", "decode/rgba.png", "decode/orientation-8.png"]
+                     "decode/interlaced.png", "decode/gray16.png", "decode/rgba.png", "decode/orientation-8.png",
+                     "decode/webp-lossy.webp", "decode/webp-alpha.webp", "decode/webp-animated.webp", "decode/heic.heic",
+                     "decode/avif.avif", "decode/tiff-lzw.tif", "decode/tiff-rgba.tif", "decode/bmp-rle8.bmp",
+                     "decode/bmp-4bit.bmp", "decode/bmp-alpha.bmp", "decode/profile-adobe-rgb.bmp", "decode/gif.gif",
+                     "decode/gif-transparent.gif", "decode/gif-offset.gif"]
         let seeds = try names.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path($0)))) }
         var m = Mutator(rng: 2026)
         var decoded = 0, refused = 0
@@ -49,7 +53,7 @@ final class FuzzTests: XCTestCase {
                 decoded += 1
             } catch let error as ImageError {
                 XCTAssertTrue(error.description.hasPrefix("case \(n): "), error.description)
-                XCTAssertFalse(error.description.contains("\n"))
+                XCTAssertFalse(error.description.contains("\n"), error.description)
                 refused += 1
             }
         }

@@ -8,7 +8,7 @@ final class PipelineTests: XCTestCase {
     /// Every error the library throws is sorted by kind, keeping its one-line message.
     func testErrorsAreSortedByKind() throws {
         let cases: [(any Error, SwiftsegError.Kind)] = [
-            (ImageError(.unreadableImage, "x.png: not a PNG, JPEG, WebP, HEIC, AVIF or TIFF image"), .unsupportedInput),
+            (ImageError(.unreadableImage, "x.png: not a PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF image"), .unsupportedInput),
             (ImageError(.tooLarge, "x.png: image is 20000×20000, over the limit"), .tooLarge),
             (ImageError(.fileSystem, "x.png: no such file"), .badRequest),
             (ImageError(.unsupportedOutput, "JPEG has no alpha channel"), .badRequest),

@@ -2,7 +2,8 @@ import Foundation
 
 /// One image file format: its signature, a header probe that gives the size before any pixel memory is
 /// allocated, its decoder, where its EXIF orientation lives, and its encoder. One file per format in this folder
-/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift, TIFF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
+/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift, TIFF.swift,
+/// BMP.swift, GIF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
 /// exist (decoding, orientation, the service's 415, a batch's file extensions, the fuzz harness, help texts)
 /// reads that list.
 protocol ImageCodec {
@@ -54,10 +55,10 @@ extension ImageCodec {
 /// ```swift
 /// ImageFormat(path: "out.webp")                 // .webp: what a file's extension names
 /// ImageFormat(sniffing: bytes)                  // .heic: what a file's first bytes say it is
-/// ImageFormat.names()                           // "PNG, JPEG, WebP, HEIC, AVIF or TIFF"
+/// ImageFormat.names()                           // "PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF"
 /// ```
 public enum ImageFormat: String, Sendable, CaseIterable {
-    case png, jpeg, webp, heic, avif, tiff
+    case png, jpeg, webp, heic, avif, tiff, bmp, gif
 
     var codec: any ImageCodec.Type {
         switch self {
@@ -67,6 +68,8 @@ public enum ImageFormat: String, Sendable, CaseIterable {
         case .heic: HEICCodec.self
         case .avif: AVIFCodec.self
         case .tiff: TIFFCodec.self
+        case .bmp: BMPCodec.self
+        case .gif: GIFCodec.self
         }
     }
 
@@ -83,7 +86,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     public var mediaType: String { codec.mediaType }
 
     /// The format a path's extension names (case-insensitive: .png, .jpg, .jpeg, .webp, .heic, .heif, .avif, .tif,
-    /// .tiff), or nil.
+    /// .tiff, .bmp, .dib, .gif), or nil.
     public init?(path: String) {
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard let format = ImageFormat.allCases.first(where: { $0.extensions.contains(ext) }) else { return nil }
@@ -99,7 +102,7 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     /// Every extension of every format, lower case (what a batch picks up in folders).
     public static let allExtensions: Set<String> = Set(allCases.flatMap(\.extensions))
 
-    /// The formats' names for messages: "PNG, JPEG, WebP, HEIC, AVIF or TIFF" (`writable`: "PNG, JPEG or WebP").
+    /// The formats' names for messages: "PNG, JPEG, WebP, HEIC, AVIF, TIFF, BMP or GIF" (`writable`: "PNG, JPEG or WebP").
     public static func names(_ formats: [ImageFormat] = allCases) -> String { spelled(formats.map(\.name)) }
 
     /// The written formats' usual extensions for messages: ".png, .jpg or .webp".

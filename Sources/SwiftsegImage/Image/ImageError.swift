@@ -17,8 +17,11 @@ public struct ImageError: Error, CustomStringConvertible, Equatable {
     public let kind: Kind
     public let description: String
 
+    /// Line breaks (libheif's messages have them) become "; ": the description stays one line.
     public init(_ kind: Kind, _ description: String) {
         self.kind = kind
-        self.description = description
+        self.description = description.split(whereSeparator: \.isNewline)
+            .map { String($0.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
     }
 }
