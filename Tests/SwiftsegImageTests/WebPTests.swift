@@ -77,4 +77,43 @@ final class WebPTests: XCTestCase, ReadsDecodeFixtures {
         XCTAssertEqual(ImageFormat(path: "out.WEBP"), .webp)
         XCTAssertEqual(ImageFormat.names(ImageFormat.writable), "PNG, JPEG or WebP")
     }
+
+    /// Decoded reduced by libwebp's scaler: 1/d exactly where d divides both sides (60×40: 1/4 and 1/2, not 1/8),
+    /// each reduced pixel the mean of the d×d block it covers (within the scaler's fixed-point rounding), under
+    /// every EXIF turn; the full size reported upright; the profile kept; animations and sides d does not divide
+    /// decoded whole.
+    func testReducedDecodingAveragesBlocksOfThePhoto() throws {
+        for o in 1...8 {
+            let name = "webp-orientation-\(o).webp"
+            for (side, denominator) in [(60, 1), (30, 2), (15, 4), (8, 4), (1, 4)] {
+                let reduced = try ReducedImage(encoded: try bytes(name), name: name, minimumLongerSide: side)
+                XCTAssertEqual(reduced.denominator, denominator, "\(name) for \(side) px")
+                XCTAssertEqual([reduced.fullWidth, reduced.fullHeight, reduced.image.width, reduced.image.height],
+                               [60, 40, 60 / denominator, 40 / denominator], name)
+                var worst = 0.0
+                for y in 0..<reduced.image.height { for x in 0..<reduced.image.width {
+                    let at = reduced.photoPoint(PixelPoint(x: Double(x), y: Double(y)))
+                    let x0 = Int(at.x.rounded()), y0 = Int(at.y.rounded())
+                    for c in 0..<3 {
+                        var sum = 0
+                        for yy in y0..<(y0 + denominator) { for xx in x0..<(x0 + denominator) { sum += Int(upright.pixels[(yy * 60 + xx) * 3 + c]) } }
+                        let mean = Double(sum) / Double(denominator * denominator)
+                        worst = max(worst, abs(mean - Double(reduced.image.pixels[(y * reduced.image.width + x) * 3 + c])))
+                    }
+                } }
+                XCTAssertLessThanOrEqual(worst, 1, "\(name) at 1/\(denominator)")
+            }
+        }
+        let alpha = try ReducedImage(encoded: try bytes("webp-alpha.webp"), name: "a", minimumLongerSide: 15)
+        XCTAssertEqual([alpha.denominator, alpha.image.channels], [4, 4])
+        let profile = try ReducedImage(encoded: try bytes("profile-adobe-rgb.webp"), name: "p", minimumLongerSide: 15)
+        XCTAssertEqual(profile.denominator, 4)
+        XCTAssertTrue(profile.image.iccProfile == [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("decode/adobe-rgb.icc")))))
+        let animated = try ReducedImage(encoded: try bytes("webp-animated.webp"), name: "m", minimumLongerSide: 15)
+        XCTAssertEqual(animated.denominator, 1)
+        XCTAssertEqual(animated.image, upright)
+        XCTAssertNil(WebPCodec.scaleDenominator(width: 4001, height: 3000, minimumLongerSide: 1000), "4001 is odd: whole")
+        XCTAssertEqual(WebPCodec.scaleDenominator(width: 4032, height: 3024, minimumLongerSide: 1000), 4)
+        XCTAssertEqual(WebPCodec.scaleDenominator(width: 4036, height: 3026, minimumLongerSide: 1000), 2)
+    }
 }

@@ -92,7 +92,7 @@ extension Image {
         let (image, denominator, orientation) = try codec.decodePicture(bytes, name: name, options: options,
                                                                         minimumLongerSide: minimumLongerSide)
         // At full scale the picture is the truth (a damaged HEIF's header can promise another size than its
-        // decoder makes); reduced, only JPEG's DCT scales, whose full size is the header's.
+        // decoder makes); reduced (JPEG's DCT scaling, WebP's scaler), the full size is the header's.
         if denominator == 1 { try checkLimits(width: image.width, height: image.height, name: name, limits: options) }
         return ReducedImage(stored: image, fullWidth: denominator == 1 ? image.width : fullWidth,
                             fullHeight: denominator == 1 ? image.height : fullHeight, denominator: denominator,
