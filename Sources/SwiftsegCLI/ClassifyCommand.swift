@@ -18,7 +18,7 @@ enum ClassifyCommand {
             OptionSpec(names: ["--json"], valueName: nil,
                        help: "Print one JSON object per photo (JSON Lines for several): input, width,\nheight, model, cropAndScale, classifications (identifier, confidence, classIndex),\ntimingsMs."),
             OptionSpec(names: ["--full-decode"], valueName: nil,
-                       help: "Decode whole photos (default: a JPEG at the smallest DCT scale whose longer side\nis still \(ClassifyImageRequest.photoSide) px, which the fit to 224×224 shrinks anyway)."),
+                       help: "Decode whole photos (default: a JPEG or WebP at the smallest scale whose longer\nside is still \(ClassifyImageRequest.photoSide) px, which the fit to 224×224 shrinks anyway)."),
             BatchOptions.ignoreOrientation,
             BatchOptions.maxPixels,
             BatchOptions.jobs(alongside: "the network"),

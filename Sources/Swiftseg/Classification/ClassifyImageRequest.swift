@@ -32,7 +32,8 @@ public struct ClassifyImageRequest: Sendable, Equatable {
 
     /// The longer side a photo is decoded to at least for classification: a JPEG is decoded at the smallest of
     /// libjpeg-turbo's DCT scales (1/2, 1/4, 1/8) that keeps it (a 12 MP phone photo at 1/4, 1008×756), which
-    /// the Lanczos fit to 224×224 then shrinks as it would the whole photo; other formats decode whole.
+    /// the Lanczos fit to 224×224 then shrinks as it would the whole photo; a WebP at the same scales by libwebp's
+    /// scaler (where they divide both sides); other formats decode whole.
     public static let photoSide = 1000
 
     /// A photo's bytes decoded for classification: reduced to ``photoSide`` (see there), or whole with

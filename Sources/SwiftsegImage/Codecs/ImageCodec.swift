@@ -21,7 +21,7 @@ protocol ImageCodec {
     /// size, for HEIF after its own turns and crop.
     static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int)
     /// The stored picture (before any orientation is applied), after the probe's size passed the limits:
-    /// full size, or smaller when the format can decode smaller (JPEG's DCT scales) and `minimumLongerSide`
+    /// full size, or smaller when the format can decode smaller (JPEG's DCT scales, WebP's scaler) and `minimumLongerSide`
     /// allows it; `denominator` is how many times smaller.
     static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int)

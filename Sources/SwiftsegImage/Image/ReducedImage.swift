@@ -43,7 +43,7 @@ public struct ReducedImage: Sendable {
     }
 
     /// Reads an image file (any ``ImageFormat``), a JPEG at the smallest DCT scale (1/8, 1/4, 1/2) whose longer side is still at
-    /// least `minimumLongerSide`; limits and errors as `Image(contentsOfFile:options:)`.
+    /// least `minimumLongerSide` (a WebP likewise, through libwebp's scaler, where the scale divides both sides); limits and errors as `Image(contentsOfFile:options:)`.
     public init(contentsOfFile path: String, options: DecodingOptions = DecodingOptions(), minimumLongerSide: Int) throws {
         self = try Image.decode(try Image.fileBytes(path, options: options), name: path, options: options,
                                 minimumLongerSide: minimumLongerSide)
