@@ -12,6 +12,11 @@ board's outer boundary. Marked by hand: two points on the straight part of each 
 the document size for SmartDoc's scoring is the marked quad's mean side lengths. This is a hard set on purpose:
 the chessboard is full of rectangles of its own.
 
+And sudoku.png (558×563, same package): a phone photo of a newspaper's Sudoku in dim light, the rectangle the
+grid's outer border, whose left side runs on collinearly into the box of the puzzle's title above it. Its four
+corners were read off 6× crops with an 8-px grid (the border line's centre, about ±1.5 px) and checked drawn
+over the photo; its sides below are the lines through those corners.
+
 Writes cases/*.jpg and cases.json in the format of Tests/Fixtures/rectangles (RectangleTestSet reads both).
 """
 
@@ -30,7 +35,10 @@ OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "rectangles-real")
 MEMBER = "./usr/share/doc/opencv-doc/examples/data/"
 
 # Per photo: its sha256, and two hand-marked points (x, y; pixels, top-left origin) on each side: top, right,
-# bottom, left.
+# bottom, left. Boards unless KINDS says otherwise; 640×480 unless SIZES does.
+KINDS = {"sudoku.png": "grid"}
+SIZES = {"sudoku.png": (558, 563)}
+SUDOKU = [[72, 86], [491, 71], [517.5, 519.5], [37, 514]]  # top-left, top-right, bottom-right, bottom-left
 PHOTOS = {
     "left01.jpg": ("9621899098adffa1440c8264606bb7be535ccfd9ad126ae8e0bd9b0c5a5b8676",
                    [[[265, 37.5], [540, 42.5]], [[547.5, 60], [552.5, 300]], [[240, 292.5], [515, 310]],
@@ -47,6 +55,8 @@ PHOTOS = {
     "right13.jpg": ("a576cc5e69668d65dd926366d103c4c77377e0cd71403e4e0fc278e335ed953c",
                    [[[44.4, 125.9], [251.9, 29.6]], [[292.6, 44.4], [385.2, 340.7]],
                          [[192.6, 400], [370.4, 363]], [[33.3, 163], [151.9, 385.2]]]),
+    "sudoku.png": ("000cf81b7ce795013ae02bc9dfb0952aa34153c8c0e7fc99c81918e0738d1f09",
+                   [[SUDOKU[0], SUDOKU[1]], [SUDOKU[1], SUDOKU[2]], [SUDOKU[3], SUDOKU[2]], [SUDOKU[0], SUDOKU[3]]]),
 }
 
 
@@ -96,7 +106,8 @@ def main():
             q = [intersect(left, top), intersect(top, right), intersect(right, bottom), intersect(bottom, left)]
             side = lambda a, b: math.hypot(a[0] - b[0], a[1] - b[1])
             size = [round((side(q[0], q[1]) + side(q[3], q[2])) / 2, 1), round((side(q[0], q[3]) + side(q[1], q[2])) / 2, 1)]
-            cases.append({"file": name, "kind": "board", "subsets": ["real"], "width": 640, "height": 480,
+            width, height = SIZES.get(name, (640, 480))
+            cases.append({"file": name, "kind": KINDS.get(name, "board"), "subsets": ["real"], "width": width, "height": height,
                           "corners": q, "documentSize": size})
     with open(os.path.join(args.out, "cases.json"), "w") as f:
         json.dump({"cases": cases}, f, indent=1)
