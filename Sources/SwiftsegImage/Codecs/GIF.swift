@@ -5,7 +5,7 @@ import _CGIF
 /// index where the frame has one, else palette index 0. RGBA when the first frame's graphic control extension
 /// names a transparent index (alpha 0 there), else RGB; interlaced frames de-interlaced; the ICC profile of an
 /// `ICCRGBG1` application extension. GIF has no orientation. Read only.
-enum GIFCodec: ImageCodec {
+enum GIFCodec: OneOpeningCodec {
     static let name = "GIF"
     static let extensions = ["gif"]
     static let mediaType = "image/gif"
@@ -88,12 +88,6 @@ enum GIFCodec: ImageCodec {
 
     static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
         try withFirstFrame(bytes, name: name) { _, frame in (frame.canvasWidth, frame.canvasHeight) }
-    }
-
-    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
-                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
-        let picture = try decodePicture(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
-        return (picture.image.withProfile(nil), picture.denominator)
     }
 
     /// The first frame on its canvas, with its profile, from one opening of the file.

@@ -50,6 +50,18 @@ extension ImageCodec {
     }
 }
 
+/// A format whose file is opened once for pixels, profile and orientation together (TIFF, GIF): it implements
+/// `decodePicture`, and `decode` is that without the profile.
+protocol OneOpeningCodec: ImageCodec {}
+
+extension OneOpeningCodec {
+    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
+                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
+        let picture = try decodePicture(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
+        return (picture.image.withProfile(nil), picture.denominator)
+    }
+}
+
 /// The image file formats swiftseg reads, and of them those it writes (``isWritable``: PNG, JPEG, WebP).
 ///
 /// ```swift

@@ -3,7 +3,7 @@ import _CTIFF
 /// TIFF through libtiff: the first image of the file (a scan, an export), any bit depth, gray, RGB, palette,
 /// CMYK or YCbCr as libtiff's RGBA reader converts them, with or without alpha; 16-bit samples reduced to 8;
 /// orientation from its Orientation tag (the values EXIF uses), profile from its ICC tag. Read only.
-enum TIFFCodec: ImageCodec {
+enum TIFFCodec: OneOpeningCodec {
     static let name = "TIFF"
     static let extensions = ["tif", "tiff"]
     static let mediaType = "image/tiff"
@@ -44,16 +44,9 @@ enum TIFFCodec: ImageCodec {
         }
     }
 
-    /// The stored pixels (orientation applied by the caller, from the tag): libtiff's RGBA raster asked for in
-    /// the file's own orientation, so it neither flips nor turns; alpha un-premultiplied (libtiff premultiplies
-    /// it), gray files to one channel.
-    static func decode(_ bytes: [UInt8], name: String, options: DecodingOptions,
-                       minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
-        let picture = try decodePicture(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
-        return (picture.image.withProfile(nil), picture.denominator)
-    }
-
-    /// The decode, its Orientation tag and its profile from one opening of the file.
+    /// The stored pixels (orientation applied by the caller, from the tag), its Orientation tag and its profile
+    /// from one opening of the file: libtiff's RGBA raster asked for in the file's own orientation, so it neither
+    /// flips nor turns; alpha un-premultiplied (libtiff premultiplies it), gray files to one channel.
     static func decodePicture(_ bytes: [UInt8], name: String, options: DecodingOptions,
                               minimumLongerSide: Int?) throws -> (image: Image, denominator: Int, orientation: ExifOrientation?) {
         try withFile(bytes, name: name, options: options) { tif, m in
