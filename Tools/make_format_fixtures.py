@@ -4,9 +4,9 @@ decode fixtures (re-runnable; run after Tools/make_fixtures.py has written Tests
 
     apt-get install webp libheif-examples colord-data libtiff-tools imagemagick
     Tools/.venv/bin/pip install pillow-heif   # HEIC's reference decoder, and the writer of HEIF turns
-    Tools/.venv/bin/python Tools/make_format_fixtures.py [--only bmp,gif]
+    Tools/.venv/bin/python Tools/make_format_fixtures.py [--only bmp,gif|heic-grid]
 
-(`--only bmp,gif` writes only the BMP and GIF fixtures, leaving the lossy encoders' files as they are.)
+(`--only` writes only those fixtures, leaving the lossy encoders' other files as they are.)
 
 Writes into Tests/Fixtures/decode/:
 - webp-lossless.webp (must decode to upright.png exactly), webp-lossy.webp and webp-lossy-pillow.png (Pillow's
@@ -42,7 +42,9 @@ Writes into Tests/Fixtures/decode/:
 - GIF: gif.gif (Pillow, interlaced, as it writes by default) and gif-plain.gif (not interlaced), both gif-pillow.png;
   gif-transparent.gif (palette-trns.png, a transparent index: gif-transparent-pillow.png, RGBA); gif-animated.gif
   (two frames: the first is gif-pillow.png); gif-offset.gif (ImageMagick: a 60×40 frame at (10, 5) on an 80×60
-  screen: gif-offset-pillow.png); profile-adobe-rgb.gif (ImageMagick's ICCRGBG1012 extension).
+  screen: gif-offset-pillow.png); profile-adobe-rgb.gif (ImageMagick's ICCRGBG1012 extension);
+- heic-grid.heic: upright.png scaled 2× (nearest, 120×80) as iPhones store photos, a grid of 2×2 HEVC tiles of 64 px
+  cropped to the photo (Tools/make_heic_grid.py), and heic-grid-pillow.png, pillow-heif's decode of it.
 """
 
 import os
@@ -118,10 +120,26 @@ def bmp_and_gif(out):
     run("convert", out("profile-adobe-rgb.png"), "-colors", "64", out("profile-adobe-rgb.gif"))
 
 
+def heic_grid(out):
+    sys.path.insert(0, HERE)
+    from make_heic_grid import make_grid
+    with tempfile.TemporaryDirectory() as tmp:
+        doubled = os.path.join(tmp, "doubled.png")
+        Image.open(out("upright.png")).convert("RGB").resize((120, 80), Image.NEAREST).save(doubled)
+        assert make_grid(doubled, out("heic-grid.heic"), tile=64) == (2, 2)
+    Image.open(out("heic-grid.heic")).convert("RGB").save(out("heic-grid-pillow.png"))
+
+
 def main():
     if sys.argv[1:3] == ["--only", "bmp,gif"]:
         bmp_and_gif(lambda name: os.path.join(OUT, name))
         print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.endswith((".bmp", ".gif")))))
+        return
+    if sys.argv[1:3] == ["--only", "heic-grid"]:
+        import pillow_heif
+        pillow_heif.register_heif_opener()
+        heic_grid(lambda name: os.path.join(OUT, name))
+        print("make_format_fixtures: wrote heic-grid.heic, heic-grid-pillow.png")
         return
     missing = [t for t in ("cwebp", "img2webp", "webpmux", "heif-enc", "tiffcp", "tiffset", "convert") if shutil.which(t) is None]
     if not os.path.exists(ADOBE_RGB):
@@ -228,6 +246,7 @@ def main():
             turned = ImageOps.exif_transpose(Image.open(out(f"tiff-orientation-{o}.tif")))
             assert np.array_equal(np.array(turned.convert("RGB")), pixels(upright)), o
     bmp_and_gif(out)
+    heic_grid(out)
     made = ("bmp-", "gif", "webp-", "heic", "avif", "profile-", "adobe-", "tiff-")
     print("make_format_fixtures: wrote", ", ".join(sorted(n for n in os.listdir(OUT) if n.startswith(made))))
 

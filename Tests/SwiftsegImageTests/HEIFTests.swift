@@ -37,6 +37,23 @@ final class HEIFTests: XCTestCase, ReadsDecodeFixtures {
         XCTAssertEqual(ImageFormat(sniffing: try bytes("avif.avif")), .avif)
     }
 
+    /// A HEIC as iPhones store photos: HEVC tiles composed by a `grid` item and cropped to the photo (2×2 tiles of
+    /// 64 px holding 120×80, from Tools/make_heic_grid.py); libheif decodes the tiles on several threads.
+    func testGridsOfTilesAreComposed() throws {
+        let grid = try load("heic-grid.heic")
+        XCTAssertEqual([grid.width, grid.height, grid.channels], [120, 80, 3])
+        let d = diff(grid, try load("heic-grid-pillow.png"))
+        XCTAssertLessThanOrEqual(d.max, 2, "pillow-heif's decode, within the YCbCr → RGB rounding")
+        XCTAssertLessThan(d.mean, 0.5)
+        // Each tile in its place: the photo doubled (nearest), within the codec's loss.
+        var doubled = [UInt8](repeating: 0, count: 120 * 80 * 3)
+        for y in 0..<80 { for x in 0..<120 { for c in 0..<3 { doubled[(y * 120 + x) * 3 + c] = upright.pixels[((y / 2) * 60 + x / 2) * 3 + c] } } }
+        XCTAssertLessThan(diff(grid, Image(width: 120, height: 80, channels: 3, pixels: doubled)).mean, 3)
+        XCTAssertThrowsError(try load("heic-grid.heic", options: DecodingOptions(maxPixels: 9_000))) {
+            XCTAssertTrue("\($0)".contains("120×80, over the limit"), "\($0)")
+        }
+    }
+
     /// HEIF's own turns (`irot`, `imir`), as iPhones store photos, bring all eight orientations upright; they
     /// are part of the image (with the crop that takes the coded picture's padding off), so applied even when
     /// EXIF orientation is ignored.

@@ -39,7 +39,7 @@ final class FuzzTests: XCTestCase {
         let names = ["decode/baseline.jpg", "decode/progressive.jpg", "decode/orientation-6.jpg", "decode/palette-trns.png",
                      "decode/interlaced.png", "decode/gray16.png", "decode/rgba.png", "decode/orientation-8.png",
                      "decode/webp-lossy.webp", "decode/webp-alpha.webp", "decode/webp-animated.webp", "decode/heic.heic",
-                     "decode/avif.avif", "decode/tiff-lzw.tif", "decode/tiff-rgba.tif", "decode/bmp-rle8.bmp",
+                     "decode/avif.avif", "decode/heic-grid.heic", "decode/tiff-lzw.tif", "decode/tiff-rgba.tif", "decode/bmp-rle8.bmp",
                      "decode/bmp-4bit.bmp", "decode/bmp-alpha.bmp", "decode/profile-adobe-rgb.bmp", "decode/gif.gif",
                      "decode/gif-transparent.gif", "decode/gif-offset.gif"]
         let seeds = try names.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path($0)))) }

@@ -1,3 +1,4 @@
+import Foundation
 import _CHEIF
 
 /// HEIF files through libheif: HEIC (HEVC-coded, what iPhones write; libde265 decodes it) and AVIF (AV1-coded;
@@ -36,7 +37,9 @@ enum HEIF {
         guard let context = heif.context_alloc() else { throw ImageError(.codecFailure, "\(name): cannot start the \(format) decoder") }
         defer { heif.context_free(context) }
         heif.context_set_maximum_image_size_limit(context, Int32(min(options.maxDimension, Int(Int32.max))))
-        heif.context_set_max_decoding_threads(context, 0)
+        // A grid's tiles (iPhones store photos as 512-px tiles) decoded on as many threads as there are cores: a
+        // 12 MP grid 0.81 → 0.46 s on two (PERF.md). One HEVC image is decoded on one thread whatever this says.
+        heif.context_set_max_decoding_threads(context, Int32(ProcessInfo.processInfo.activeProcessorCount))
         return try bytes.withUnsafeBytes { raw in
             try check(heif.context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), name, format)
             var handle: OpaquePointer?
