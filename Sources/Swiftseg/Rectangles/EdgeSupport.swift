@@ -99,8 +99,14 @@ final class EdgeSupport {
     /// The same from the colour difference itself (``colours(_:_:)``).
     @inline(__always)
     static func contrast(of diff: SIMD4<Float>) -> Float {
-        let largest = pointwiseMax(diff, -diff).max()
+        let largest = largestMagnitude(diff)
         return diff[0] + diff[1] + diff[2] < 0 ? -largest : largest
+    }
+
+    /// The largest |lane| (what `pointwiseMax(v, -v).max()` gives, without the generic call it compiles to).
+    @inline(__always)
+    static func largestMagnitude(_ v: SIMD4<Float>) -> Float {
+        max(max(abs(v[0]), abs(v[1])), max(abs(v[2]), abs(v[3])))
     }
 
     /// Points along the side p0 → p1 (copy coordinates, ends left out), about every 3 px, 8 to `maximum` of them.
@@ -189,7 +195,7 @@ final class EdgeSupport {
             for j in 2...6 {
                 let diff = EdgeSupport.colours(t, j), c = EdgeSupport.contrast(of: diff), across = abs(c)
                 guard across >= minimum, like.map({ ($0 > 0) == (c > 0) }) ?? true else { continue }
-                let delta = t[2, j] - t[0, j]; let along = pointwiseMax(delta, -delta).max()
+                let delta = t[2, j] - t[0, j]; let along = EdgeSupport.largestMagnitude(delta)
                 guard across >= 2 * along, across > best else { continue }
                 if let likeColours {
                     let e = diff - likeColours
