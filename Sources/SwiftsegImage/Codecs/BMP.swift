@@ -5,11 +5,10 @@
 /// the grays 0…255 (or black and white) gives a gray image; 32-bit pixels without BITFIELDS are RGB, their fourth
 /// byte ignored, as Pillow ignores it; with an alpha mask they are RGBA; 5- and 6-bit fields scale as v·255/max;
 /// RLE runs past a row's end are cut there, pixels a run skips are index 0. Read only.
-enum BMPCodec: ImageCodec {
+enum BMPCodec: ReadOnlyCodec {
     static let name = "BMP"
     static let extensions = ["bmp", "dib"]
     static let mediaType = "image/bmp"
-    static let isWritable = false
     /// The sizes of the info headers that exist: OS/2 1.x, Windows 3 (INFO), V2, V3, OS/2 2.x, V4, V5.
     static let headerSizes: Set<Int> = [12, 40, 52, 56, 64, 108, 124]
 
@@ -121,12 +120,7 @@ enum BMPCodec: ImageCodec {
         // The file's rows (first the bottom one unless top-down) as palette indices or as pixels.
         func row(_ fileRow: Int) -> Int { h.topDown ? fileRow : height - 1 - fileRow }
         if h.bits <= 8 {
-            var indices: [UInt8]
-            if h.compression == 0 {
-                indices = try unpackedIndices(b, h, name: name)
-            } else {
-                indices = try runLengthIndices(b, h, name: name)
-            }
+            let indices = h.compression == 0 ? try unpackedIndices(b, h, name: name) : try runLengthIndices(b, h, name: name)
             let channels = h.isGray ? 1 : 3
             var pixels = [UInt8](repeating: 0, count: width * height * channels)
             let colours = h.palette.count / 3
@@ -147,7 +141,6 @@ enum BMPCodec: ImageCodec {
                     }
                 }
             }
-            indices = []
             return (Image(width: width, height: height, channels: channels, pixels: pixels), 1)
         }
         let rowBytes = (width * h.bits + 31) / 32 * 4
@@ -257,9 +250,5 @@ enum BMPCodec: ImageCodec {
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
         guard let h = try? header(bytes, name: ""), let range = h.profile else { return nil }
         return Array(bytes[range])
-    }
-
-    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads BMP but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }

@@ -5,11 +5,10 @@ import _CGIF
 /// index where the frame has one, else palette index 0. RGBA when the first frame's graphic control extension
 /// names a transparent index (alpha 0 there), else RGB; interlaced frames de-interlaced; the ICC profile of an
 /// `ICCRGBG1` application extension. GIF has no orientation. Read only.
-enum GIFCodec: OneOpeningCodec {
+enum GIFCodec: OneOpeningCodec, ReadOnlyCodec {
     static let name = "GIF"
     static let extensions = ["gif"]
     static let mediaType = "image/gif"
-    static let isWritable = false
 
     static func matches(_ b: [UInt8]) -> Bool {
         b.starts(with: Array("GIF87a".utf8)) || b.starts(with: Array("GIF89a".utf8))
@@ -138,9 +137,5 @@ enum GIFCodec: OneOpeningCodec {
 
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? {
         (try? withFirstFrame(bytes, name: "") { _, frame in frame.profile }) ?? nil
-    }
-
-    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads GIF but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }

@@ -38,7 +38,7 @@ enum HEIF {
         defer { heif.context_free(context) }
         heif.context_set_maximum_image_size_limit(context, Int32(min(options.maxDimension, Int(Int32.max))))
         // A grid's tiles (iPhones store photos as 512-px tiles) decoded on as many threads as there are cores: a
-        // 12 MP grid 0.81 → 0.46 s on two (PERF.md). One HEVC image is decoded on one thread whatever this says.
+        // 12 MP grid 0.81 → 0.40–0.46 s on two (PERF.md). One HEVC image is decoded on one thread whatever this says.
         heif.context_set_max_decoding_threads(context, Int32(ProcessInfo.processInfo.activeProcessorCount))
         return try bytes.withUnsafeBytes { raw in
             try check(heif.context_read_from_memory_without_copy(context, raw.baseAddress, raw.count, nil), name, format)
@@ -125,10 +125,9 @@ enum HEIF {
 }
 
 /// What HEIC and AVIF share: everything but their names and brands, through ``HEIF``.
-protocol HEIFCodec: ImageCodec {}
+protocol HEIFCodec: ReadOnlyCodec {}
 
 extension HEIFCodec {
-    static var isWritable: Bool { false }
     static func probe(_ bytes: [UInt8], name: String, options: DecodingOptions) throws -> (width: Int, height: Int) {
         try HEIF.probe(bytes, name: name, format: self.name, options: options)
     }
@@ -145,9 +144,6 @@ extension HEIFCodec {
     /// the same turn and is not applied again.
     static func orientation(_ bytes: [UInt8]) -> ExifOrientation? { nil }
     static func iccProfile(_ bytes: [UInt8]) -> [UInt8]? { HEIF.iccProfile(bytes) }
-    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads \(name) but does not write it: write a \(ImageFormat.writableExtensions)")
-    }
 }
 
 /// HEIC: HEVC-coded HEIF (iPhone photos).

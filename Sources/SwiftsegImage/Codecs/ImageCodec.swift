@@ -2,9 +2,8 @@ import Foundation
 
 /// One image file format: its signature, a header probe that gives the size before any pixel memory is
 /// allocated, its decoder, where its EXIF orientation lives, and its encoder. One file per format in this folder
-/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift, TIFF.swift,
-/// BMP.swift, GIF.swift); ``ImageFormat`` lists them, and everything that depends on which formats
-/// exist (decoding, orientation, the service's 415, a batch's file extensions, the fuzz harness, help texts)
+/// (PNG.swift, JPEG.swift, WebP.swift, HEIF.swift, TIFF.swift, BMP.swift, GIF.swift); ``ImageFormat`` lists
+/// them, and everything that depends on which formats exist (decoding, orientation, the service's 415, a batch's file extensions, the fuzz harness, help texts)
 /// reads that list.
 protocol ImageCodec {
     /// The format's name in messages and help texts ("PNG").
@@ -59,6 +58,17 @@ extension OneOpeningCodec {
                        minimumLongerSide: Int?) throws -> (image: Image, denominator: Int) {
         let picture = try decodePicture(bytes, name: name, options: options, minimumLongerSide: minimumLongerSide)
         return (picture.image.withProfile(nil), picture.denominator)
+    }
+}
+
+/// A format swiftseg reads and does not write (HEIC, AVIF, TIFF, BMP, GIF): `encode` refuses with the formats
+/// that are written.
+protocol ReadOnlyCodec: ImageCodec {}
+
+extension ReadOnlyCodec {
+    static var isWritable: Bool { false }
+    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
+        throw ImageError(.unsupportedOutput, "swiftseg reads \(name) but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }
 

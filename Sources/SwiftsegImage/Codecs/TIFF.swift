@@ -3,11 +3,10 @@ import _CTIFF
 /// TIFF through libtiff: the first image of the file (a scan, an export), any bit depth, gray, RGB, palette,
 /// CMYK or YCbCr as libtiff's RGBA reader converts them, with or without alpha; 16-bit samples reduced to 8;
 /// orientation from its Orientation tag (the values EXIF uses), profile from its ICC tag. Read only.
-enum TIFFCodec: OneOpeningCodec {
+enum TIFFCodec: OneOpeningCodec, ReadOnlyCodec {
     static let name = "TIFF"
     static let extensions = ["tif", "tiff"]
     static let mediaType = "image/tiff"
-    static let isWritable = false
 
     static func matches(_ b: [UInt8]) -> Bool {
         b.starts(with: [0x49, 0x49, 0x2A, 0x00]) || b.starts(with: [0x4D, 0x4D, 0x00, 0x2A])  // classic, either byte order
@@ -105,9 +104,5 @@ enum TIFFCodec: OneOpeningCodec {
         let count = Int(swiftseg_tiff_icc(tif, &data))
         guard count > 0, let data else { return nil }
         return Array(UnsafeRawBufferPointer(start: data, count: count))
-    }
-
-    static func encode(_ image: Image, options: EncodingOptions, parts: ParallelParts) throws -> [UInt8] {
-        throw ImageError(.unsupportedOutput, "swiftseg reads TIFF but does not write it: write a \(ImageFormat.writableExtensions)")
     }
 }
