@@ -6,7 +6,7 @@ torchvision's deform_conv2d, F.interpolate; written for this script, not copied)
 ONNX notebook exports (TorchScript exporter, opset 17, deform_conv2d decomposed by deform_conv2d_onnx_exporter)
 and run by ONNX Runtime with its graph optimisations off. Random inputs and weights from fixed seeds.
 
-    Tools/.venv/bin/pip install torch                               # the CPU wheel
+    Tools/.venv/bin/pip install torch        # PyPI's build loads its CUDA libraries (~3 GB) even on the CPU
     Tools/.venv/bin/pip install --no-deps deform_conv2d_onnx_exporter   # (its dependencies would pull CUDA torch)
     Tools/.venv/bin/python Tools/make_birefnet_op_fixtures.py [--ops layernorm,gelu,...]
 
