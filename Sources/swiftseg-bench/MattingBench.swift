@@ -73,7 +73,7 @@ func runMatting(_ options: Options) {
             let before = peakRSSMegabytes()
             phases = [:]
             let samples = time(photo, mask, threads: threads, rounds: 1)
-            print(String(format: "chelsea ×%.1f: %dx%d (%.1f MP), %d unknown, %d thread(s), %.1f s, peak RSS %.0f MB (%.0f before)",
+            print(String(format: "chelsea ×%.1f: %dx%d (%.1f MP), %d unknown, %d thread(s), %.2f s, peak RSS %.0f MB (%.0f before)",
                          scale, w, h, Double(w * h) / 1e6, unknown, threads, samples[0] / 1000, peakRSSMegabytes(), before))
             if let runs = phases[.best] { print("  phases, ms: " + phaseMedians(runs)) }
         }
