@@ -171,68 +171,111 @@ public enum MattingKernels {
     public static func foregroundSweep(base storage: UnsafeMutablePointer<Float>, up: UnsafePointer<Float>,
                                        down: UnsafePointer<Float>, steps: Int, block: Int, regularization: Float,
                                        gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void) {
-        typealias V = SIMD4<Float>
-        let fields = 10, stride = fields * 4
-        let base = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: V.self)
-        let regularization = V(repeating: regularization), gradientWeight = V(repeating: gradientWeight)
-        @inline(__always) func magnitude(_ v: V) -> V {
-            unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: V.self)
-        }
-        // The step just solved (its α and new F and B): the left neighbours.
-        var leftA = base[-fields]
-        var lF = (base[-fields + 4], base[-fields + 5], base[-fields + 6])
-        var lB = (base[-fields + 7], base[-fields + 8], base[-fields + 9])
+        let base = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: SIMD4<Float>.self)
+        let weights = (SIMD4<Float>(repeating: regularization), SIMD4<Float>(repeating: gradientWeight))
+        var left = SweepLeft(base)
         var start = 0
         while start < steps {
             let end = block >= steps - start ? steps : start + block
             ready(end)
-            for s in start..<end {
-                let c = base + s &* fields, n = c + fields
-                let u = up + s &* stride, d = down + s &* stride
-                if s < 4 {
-                    // lane s is column 0: its left neighbour is itself, as it is now (a blend: a lane set by a
-                    // variable index kept these vectors in memory for the whole loop)
-                    let first = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s))
-                    lF.0.replace(with: c[4], where: first); lF.1.replace(with: c[5], where: first)
-                    lF.2.replace(with: c[6], where: first)
-                    lB.0.replace(with: c[7], where: first); lB.1.replace(with: c[8], where: first)
-                    lB.2.replace(with: c[9], where: first)
-                }
-                // ForegroundEstimation.solve(alpha:photo:weights:neighbours:), four pixels at once
-                let a0 = c[0], a1 = 1 - a0
-                @inline(__always) func weight(_ neighbour: V) -> V {
-                    regularization + gradientWeight * magnitude(a0 - neighbour)
-                }
-                // up: the step just solved, one lane down; down: the next step, one lane up
-                @inline(__always) func shiftedDown(_ v: V, _ first: Float) -> V { V(first, v[0], v[1], v[2]) }
-                @inline(__always) func shiftedUp(_ v: V, _ last: Float) -> V { V(v[1], v[2], v[3], last) }
-                let aRight = n[0]
-                let wLeft = weight(leftA), wRight = weight(aRight)
-                let wUp = weight(shiftedDown(leftA, u[0])), wDown = weight(shiftedUp(aRight, d[0]))
-                let sum = wLeft + wRight + wUp + wDown
-                let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
-                let inverse = 1 / determinant
-                @inline(__always) func solve(_ k: Int, _ left: (V, V)) -> (V, V) {
-                    let photo = c[1 + k], right = (n[4 + k], n[7 + k])
-                    let up = (shiftedDown(left.0, u[16 + 4 * k]), shiftedDown(left.1, u[28 + 4 * k]))
-                    let down = (shiftedUp(right.0, d[16 + 4 * k]), shiftedUp(right.1, d[28 + 4 * k]))
-                    let P = wRight * right.0 + wUp * up.0 + wDown * down.0 + wLeft * left.0
-                    let Q = wRight * right.1 + wUp * up.1 + wDown * down.1 + wLeft * left.1
-                    let f = a0 * photo + P, g = a1 * photo + Q
-                    let A = a1 * P - a0 * Q
-                    return (clamped((a1 * A + sum * f) * inverse),
-                            clamped((sum * g - a0 * A) * inverse))
-                }
-                let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
-                c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
-                c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
-                leftA = a0
-                lF = (s0.0, s1.0, s2.0)
-                lB = (s0.1, s1.1, s2.1)
-            }
+            for s in start..<end { sweepStep(base, up, down, s, weights, &left) }
             done(end)
             start = end
         }
+    }
+
+    /// Two neighbouring bands' sweeps at once, on one thread: band b (`upper`, with `up`; its down neighbours are
+    /// the lower band's lane 0) and band b + 1 (`lower`, with `down`) four steps behind it. The lower band's up
+    /// neighbours (the upper band's lane 3, three steps on) are then ones the upper band solved an iteration
+    /// before, and the upper band's down neighbours (the lower band's lane 0, three steps back) ones the lower band
+    /// has not reached: what the single-band sweeps of b and then b + 1 read, so the same bytes. A step's solve is
+    /// a chain of dependent operations on the step before's results; two independent chains side by side keep
+    /// the core busy (an eight-lane version, both bands in one 256-bit vector, was slower: its lane shifts).
+    public static func foregroundSweepPair(upper: UnsafeMutablePointer<Float>, lower: UnsafeMutablePointer<Float>,
+                                           up: UnsafePointer<Float>, down: UnsafePointer<Float>, steps: Int,
+                                           regularization: Float, gradientWeight: Float) {
+        typealias V = SIMD4<Float>
+        let fields = 10, stride = fields * 4
+        let a = UnsafeMutableRawPointer(upper).assumingMemoryBound(to: V.self)
+        let b = UnsafeMutableRawPointer(lower).assumingMemoryBound(to: V.self)
+        let downA = UnsafePointer(lower) - 3 * stride, upB = UnsafePointer(upper) + 3 * stride + 3
+        let weights = (V(repeating: regularization), V(repeating: gradientWeight))
+        var leftA = SweepLeft(a), leftB = SweepLeft(b)
+        for s in 0..<(steps + 4) {
+            if s < steps { sweepStep(a, up, downA, s, weights, &leftA) }
+            if s >= 4 { sweepStep(b, upB, down, s - 4, weights, &leftB) }
+        }
+    }
+
+    /// The step just solved in a band's sweep (its α and new F and B): the next step's left neighbours.
+    public struct SweepLeft {
+        var alpha: SIMD4<Float>
+        var F: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), B: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+
+        init(alpha: SIMD4<Float>, F: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), B: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)) {
+            self.alpha = alpha; self.F = F; self.B = B
+        }
+
+        /// What the step before step 0 holds (column −1's copies).
+        @inline(__always) init(_ base: UnsafeMutablePointer<SIMD4<Float>>) {
+            let fields = 10
+            self.init(alpha: base[-fields], F: (base[-fields + 4], base[-fields + 5], base[-fields + 6]),
+                      B: (base[-fields + 7], base[-fields + 8], base[-fields + 9]))
+        }
+    }
+
+    /// Step `s` of a band's sweep (`foregroundSweep`'s loop body): its four pixels solved, stored, and `left` moved on.
+    @inline(__always)
+    static func sweepStep(_ base: UnsafeMutablePointer<SIMD4<Float>>, _ up: UnsafePointer<Float>,
+                          _ down: UnsafePointer<Float>, _ s: Int,
+                          _ weights: (regularization: SIMD4<Float>, gradientWeight: SIMD4<Float>),
+                          _ left: inout SweepLeft) {
+        typealias V = SIMD4<Float>
+        let fields = 10, stride = fields * 4
+        @inline(__always) func magnitude(_ v: V) -> V {
+            unsafeBitCast(unsafeBitCast(v, to: SIMD4<UInt32>.self) & 0x7FFF_FFFF, to: V.self)
+        }
+        let c = base + s &* fields, n = c + fields
+        let u = up + s &* stride, d = down + s &* stride
+        var lF = left.F, lB = left.B
+        if s < 4 {
+            // lane s is column 0: its left neighbour is itself, as it is now (a blend: a lane set by a
+            // variable index kept these vectors in memory for the whole loop)
+            let first = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4<Int32>(repeating: Int32(truncatingIfNeeded: s))
+            lF.0.replace(with: c[4], where: first); lF.1.replace(with: c[5], where: first)
+            lF.2.replace(with: c[6], where: first)
+            lB.0.replace(with: c[7], where: first); lB.1.replace(with: c[8], where: first)
+            lB.2.replace(with: c[9], where: first)
+        }
+        // ForegroundEstimation.solve(alpha:photo:weights:neighbours:), four pixels at once
+        let a0 = c[0], a1 = 1 - a0
+        @inline(__always) func weight(_ neighbour: V) -> V {
+            weights.regularization + weights.gradientWeight * magnitude(a0 - neighbour)
+        }
+        // up: the step just solved, one lane down; down: the next step, one lane up
+        @inline(__always) func shiftedDown(_ v: V, _ first: Float) -> V { V(first, v[0], v[1], v[2]) }
+        @inline(__always) func shiftedUp(_ v: V, _ last: Float) -> V { V(v[1], v[2], v[3], last) }
+        let aRight = n[0], leftA = left.alpha
+        let wLeft = weight(leftA), wRight = weight(aRight)
+        let wUp = weight(shiftedDown(leftA, u[0])), wDown = weight(shiftedUp(aRight, d[0]))
+        let sum = wLeft + wRight + wUp + wDown
+        let determinant = sum * (a0 * a0 + a1 * a1) + sum * sum
+        let inverse = 1 / determinant
+        @inline(__always) func solve(_ k: Int, _ left: (V, V)) -> (V, V) {
+            let photo = c[1 + k], right = (n[4 + k], n[7 + k])
+            let up = (shiftedDown(left.0, u[16 + 4 * k]), shiftedDown(left.1, u[28 + 4 * k]))
+            let down = (shiftedUp(right.0, d[16 + 4 * k]), shiftedUp(right.1, d[28 + 4 * k]))
+            let P = wRight * right.0 + wUp * up.0 + wDown * down.0 + wLeft * left.0
+            let Q = wRight * right.1 + wUp * up.1 + wDown * down.1 + wLeft * left.1
+            let f = a0 * photo + P, g = a1 * photo + Q
+            let A = a1 * P - a0 * Q
+            return (clamped((a1 * A + sum * f) * inverse),
+                    clamped((sum * g - a0 * A) * inverse))
+        }
+        let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
+        c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
+        c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
+        left = SweepLeft(alpha: a0, F: (s0.0, s1.0, s2.0), B: (s0.1, s1.1, s2.1))
     }
 
     /// max(0, min(1, v)) lane by lane, in the order of the scalar reference's two comparisons.

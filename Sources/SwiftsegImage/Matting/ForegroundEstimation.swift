@@ -412,7 +412,16 @@ struct SkewedBands {
         refreshBorders(storage)
         let block = 64, n = steps
         guard let pool, bands > 1, n >= 2 * block else {
-            for b in 0..<bands { sweep(storage, band: b, regularization: regularization, gradientWeight: gradientWeight) { _ in } }
+            // two bands at a time, the lower four steps behind (``MattingKernels/foregroundSweepPair``)
+            var b = 0
+            while b + 1 < bands {
+                let up = storage + (b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0))
+                let down = storage + (b + 1 < bands - 1 ? record(band: b + 2, step: -3) : record(band: b + 1, step: 0) + 3)
+                kernels.foregroundSweepPair(storage + record(band: b, step: 0), storage + record(band: b + 1, step: 0),
+                                            up, down, steps, regularization, gradientWeight)
+                b += 2
+            }
+            if b < bands { sweep(storage, band: b, regularization: regularization, gradientWeight: gradientWeight) { _ in } }
             return
         }
         let threads = pool.count

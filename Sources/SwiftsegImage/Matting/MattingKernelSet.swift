@@ -33,6 +33,9 @@ struct MattingKernelSet: Sendable {
                                            _ down: UnsafePointer<Float>, _ steps: Int, _ block: Int,
                                            _ regularization: Float, _ gradientWeight: Float,
                                            _ ready: (Int) -> Void, _ done: (Int) -> Void) -> Void
+    typealias ForegroundSweepPair = @Sendable (_ upper: UnsafeMutablePointer<Float>, _ lower: UnsafeMutablePointer<Float>,
+                                               _ up: UnsafePointer<Float>, _ down: UnsafePointer<Float>, _ steps: Int,
+                                               _ regularization: Float, _ gradientWeight: Float) -> Void
 
     let isa: KernelISA
     let stencilProduct: StencilProduct
@@ -42,6 +45,7 @@ struct MattingKernelSet: Sendable {
     let restrict: Restrict
     let prolongAndAdd: ProlongAndAdd
     let foregroundSweep: ForegroundSweep
+    let foregroundSweepPair: ForegroundSweepPair
 
     /// The build `isa` (which this CPU must be able to run).
     init(_ isa: KernelISA) {
@@ -56,6 +60,7 @@ struct MattingKernelSet: Sendable {
             restrict = SwiftsegImageKernels.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernels.MattingKernels.prolongAndAdd
             foregroundSweep = SwiftsegImageKernels.MattingKernels.foregroundSweep
+            foregroundSweepPair = SwiftsegImageKernels.MattingKernels.foregroundSweepPair
         case .avx2:
             stencilProduct = SwiftsegImageKernelsAVX2.MattingKernels.stencilProduct
             step = SwiftsegImageKernelsAVX2.MattingKernels.conjugateGradientStep
@@ -64,6 +69,7 @@ struct MattingKernelSet: Sendable {
             restrict = SwiftsegImageKernelsAVX2.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernelsAVX2.MattingKernels.prolongAndAdd
             foregroundSweep = SwiftsegImageKernelsAVX2.MattingKernels.foregroundSweep
+            foregroundSweepPair = SwiftsegImageKernelsAVX2.MattingKernels.foregroundSweepPair
         case .avx512:
             stencilProduct = SwiftsegImageKernelsAVX512.MattingKernels.stencilProduct
             step = SwiftsegImageKernelsAVX512.MattingKernels.conjugateGradientStep
@@ -72,6 +78,7 @@ struct MattingKernelSet: Sendable {
             restrict = SwiftsegImageKernelsAVX512.MattingKernels.restrict
             prolongAndAdd = SwiftsegImageKernelsAVX512.MattingKernels.prolongAndAdd
             foregroundSweep = SwiftsegImageKernelsAVX512.MattingKernels.foregroundSweep
+            foregroundSweepPair = SwiftsegImageKernelsAVX512.MattingKernels.foregroundSweepPair
         }
     }
 
