@@ -415,10 +415,9 @@ struct SkewedBands {
             // two bands at a time, the lower four steps behind (``MattingKernels/foregroundSweepPair``)
             var b = 0
             while b + 1 < bands {
-                let up = storage + (b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0))
-                let down = storage + (b + 1 < bands - 1 ? record(band: b + 2, step: -3) : record(band: b + 1, step: 0) + 3)
                 kernels.foregroundSweepPair(storage + record(band: b, step: 0), storage + record(band: b + 1, step: 0),
-                                            up, down, steps, regularization, gradientWeight)
+                                            storage + up(band: b), storage + down(band: b + 1), steps, regularization,
+                                            gradientWeight)
                 b += 2
             }
             if b < bands { sweep(storage, band: b, regularization: regularization, gradientWeight: gradientWeight) { _ in } }
@@ -449,11 +448,13 @@ struct SkewedBands {
 
     private func sweep(_ storage: UnsafeMutablePointer<Float>, band b: Int, block: Int = .max,
                        regularization: Float, gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void = { _ in }) {
-        // The band above's lane 3 three steps on (band 0: this band's lane 0, the pixel itself), and the band
-        // below's lane 0 three steps back (the last band: its own lane 3).
-        let up = storage + (b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0))
-        let down = storage + (b < bands - 1 ? record(band: b + 1, step: -3) : record(band: b, step: 0) + 3)
-        kernels.foregroundSweep(storage + record(band: b, step: 0), up, down, steps, block, regularization,
-                                gradientWeight, ready, done)
+        kernels.foregroundSweep(storage + record(band: b, step: 0), storage + up(band: b), storage + down(band: b), steps,
+                                block, regularization, gradientWeight, ready, done)
     }
+
+    /// Where band `b`'s sweep reads its up neighbours: the band above's lane 3 three steps on (band 0: its own
+    /// lane 0, the pixel itself).
+    private func up(band b: Int) -> Int { b > 0 ? record(band: b - 1, step: 3) + 3 : record(band: b, step: 0) }
+    /// Where it reads its down neighbours: the band below's lane 0 three steps back (the last band: its own lane 3).
+    private func down(band b: Int) -> Int { b < bands - 1 ? record(band: b + 1, step: -3) : record(band: b, step: 0) + 3 }
 }
