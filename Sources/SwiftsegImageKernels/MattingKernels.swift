@@ -173,7 +173,7 @@ public enum MattingKernels {
                                        gradientWeight: Float, ready: (Int) -> Void, done: (Int) -> Void) {
         let base = UnsafeMutableRawPointer(storage).assumingMemoryBound(to: SIMD4<Float>.self)
         let weights = (SIMD4<Float>(repeating: regularization), SIMD4<Float>(repeating: gradientWeight))
-        var left = SweepLeft(base)
+        var left = sweepLeft(base)
         var start = 0
         while start < steps {
             let end = block >= steps - start ? steps : start + block
@@ -200,28 +200,24 @@ public enum MattingKernels {
         let b = UnsafeMutableRawPointer(lower).assumingMemoryBound(to: V.self)
         let downA = UnsafePointer(lower) - 3 * stride, upB = UnsafePointer(upper) + 3 * stride + 3
         let weights = (V(repeating: regularization), V(repeating: gradientWeight))
-        var leftA = SweepLeft(a), leftB = SweepLeft(b)
+        var leftA = sweepLeft(a), leftB = sweepLeft(b)
         for s in 0..<(steps + 4) {
             if s < steps { sweepStep(a, up, downA, s, weights, &leftA) }
             if s >= 4 { sweepStep(b, upB, down, s - 4, weights, &leftB) }
         }
     }
 
-    /// The step just solved in a band's sweep (its α and new F and B): the next step's left neighbours.
-    public struct SweepLeft {
-        var alpha: SIMD4<Float>
-        var F: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), B: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+    /// The step just solved in a band's sweep (its α and new F and B): the next step's left neighbours. (A tuple,
+    /// not a struct: a struct's value witnesses would be code symbols every kernel build defines.)
+    typealias SweepLeft = (alpha: SIMD4<Float>, F: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>),
+                           B: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>))
 
-        init(alpha: SIMD4<Float>, F: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>), B: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)) {
-            self.alpha = alpha; self.F = F; self.B = B
-        }
-
-        /// What the step before step 0 holds (column −1's copies).
-        @inline(__always) init(_ base: UnsafeMutablePointer<SIMD4<Float>>) {
-            let fields = 10
-            self.init(alpha: base[-fields], F: (base[-fields + 4], base[-fields + 5], base[-fields + 6]),
-                      B: (base[-fields + 7], base[-fields + 8], base[-fields + 9]))
-        }
+    /// What the step before step 0 holds (column −1's copies).
+    @inline(__always)
+    static func sweepLeft(_ base: UnsafeMutablePointer<SIMD4<Float>>) -> SweepLeft {
+        let fields = 10
+        return (base[-fields], (base[-fields + 4], base[-fields + 5], base[-fields + 6]),
+                (base[-fields + 7], base[-fields + 8], base[-fields + 9]))
     }
 
     /// Step `s` of a band's sweep (`foregroundSweep`'s loop body): its four pixels solved, stored, and `left` moved on.
@@ -275,7 +271,7 @@ public enum MattingKernels {
         let s0 = solve(0, (lF.0, lB.0)), s1 = solve(1, (lF.1, lB.1)), s2 = solve(2, (lF.2, lB.2))
         c[4] = s0.0; c[5] = s1.0; c[6] = s2.0
         c[7] = s0.1; c[8] = s1.1; c[9] = s2.1
-        left = SweepLeft(alpha: a0, F: (s0.0, s1.0, s2.0), B: (s0.1, s1.1, s2.1))
+        left = (a0, (s0.0, s1.0, s2.0), (s0.1, s1.1, s2.1))
     }
 
     /// max(0, min(1, v)) lane by lane, in the order of the scalar reference's two comparisons.
