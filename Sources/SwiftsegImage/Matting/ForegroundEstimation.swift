@@ -123,23 +123,25 @@ public enum ForegroundEstimation {
     /// exactly as integers, then scaled, where pymatting sums the 0…1 values in Float (its means are within
     /// Float's rounding of these).
     static func meanColours(_ image: Image, _ alpha: [Double]) -> (foreground: [Float], background: [Float]) {
-        var sums = [Int](repeating: 0, count: 8)   // foreground r, g, b, count; background r, g, b, count
-        let c = image.channels
+        // foreground r, g, b, count; background r, g, b, count (in locals: the loop keeps them in registers)
+        var fr = 0, fg = 0, fb = 0, fn = 0, br = 0, bg = 0, bb = 0, bn = 0
+        let c = image.channels, g = c < 3 ? 0 : 1, b = c < 3 ? 0 : 2
         image.pixels.withUnsafeBufferPointer { pixels in
             alpha.withUnsafeBufferPointer { alpha in
-                for i in 0..<(image.width * image.height) {
-                    let a = Float(alpha[i])
-                    guard a > 0.9 || a < 0.1 else { continue }
-                    let o = a > 0.9 ? 0 : 4, pixel = i * c
-                    sums[o] += Int(pixels[pixel])
-                    sums[o + 1] += Int(pixels[pixel + (c < 3 ? 0 : 1)])
-                    sums[o + 2] += Int(pixels[pixel + (c < 3 ? 0 : 2)])
-                    sums[o + 3] += 1
+                var p = pixels.baseAddress!
+                for a in alpha {
+                    let a = Float(a)
+                    if a > 0.9 {
+                        fr &+= Int(p[0]); fg &+= Int(p[g]); fb &+= Int(p[b]); fn &+= 1
+                    } else if a < 0.1 {
+                        br &+= Int(p[0]); bg &+= Int(p[g]); bb &+= Int(p[b]); bn &+= 1
+                    }
+                    p += c
                 }
             }
         }
-        func mean(_ o: Int) -> [Float] { (0..<3).map { Float(Double(sums[o + $0]) / 255 / (Double(sums[o + 3]) + 1e-5)) } }
-        return (mean(0), mean(4))
+        func mean(_ sums: [Int], _ count: Int) -> [Float] { sums.map { Float(Double($0) / 255 / (Double(count) + 1e-5)) } }
+        return (mean([fr, fg, fb], fn), mean([br, bg, bb], bn))
     }
 
     /// The levels' sizes, 1×1 up to the photo's.
