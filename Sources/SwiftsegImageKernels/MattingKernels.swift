@@ -184,26 +184,26 @@ public enum MattingKernels {
         }
     }
 
-    /// Two neighbouring bands' sweeps at once, on one thread: band b (`upper`, with `up`; its down neighbours are
-    /// the lower band's lane 0) and band b + 1 (`lower`, with `down`) four steps behind it. The lower band's up
+    /// Two neighbouring bands' sweeps at once, on one thread: band b (`upper`, its neighbours at `upperUp` and
+    /// `upperDown` — the latter the lower band's lane 0) and band b + 1 (`lower`, at `lowerUp` — the upper band's
+    /// lane 3 — and `lowerDown`), as `foregroundSweep` takes them, the lower four steps behind. The lower band's up
     /// neighbours (the upper band's lane 3, three steps on) are then ones the upper band solved an iteration
     /// before, and the upper band's down neighbours (the lower band's lane 0, three steps back) ones the lower band
     /// has not reached: what the single-band sweeps of b and then b + 1 read, so the same bytes. A step's solve is
     /// a chain of dependent operations on the step before's results; two independent chains side by side keep
     /// the core busy (an eight-lane version, both bands in one 256-bit vector, was slower: its lane shifts).
-    public static func foregroundSweepPair(upper: UnsafeMutablePointer<Float>, lower: UnsafeMutablePointer<Float>,
-                                           up: UnsafePointer<Float>, down: UnsafePointer<Float>, steps: Int,
+    public static func foregroundSweepPair(upper: UnsafeMutablePointer<Float>, upperUp: UnsafePointer<Float>,
+                                           upperDown: UnsafePointer<Float>, lower: UnsafeMutablePointer<Float>,
+                                           lowerUp: UnsafePointer<Float>, lowerDown: UnsafePointer<Float>, steps: Int,
                                            regularization: Float, gradientWeight: Float) {
         typealias V = SIMD4<Float>
-        let fields = 10, stride = fields * 4
         let a = UnsafeMutableRawPointer(upper).assumingMemoryBound(to: V.self)
         let b = UnsafeMutableRawPointer(lower).assumingMemoryBound(to: V.self)
-        let downA = UnsafePointer(lower) - 3 * stride, upB = UnsafePointer(upper) + 3 * stride + 3
         let weights = (V(repeating: regularization), V(repeating: gradientWeight))
         var leftA = sweepLeft(a), leftB = sweepLeft(b)
         for s in 0..<(steps + 4) {
-            if s < steps { sweepStep(a, up, downA, s, weights, &leftA) }
-            if s >= 4 { sweepStep(b, upB, down, s - 4, weights, &leftB) }
+            if s < steps { sweepStep(a, upperUp, upperDown, s, weights, &leftA) }
+            if s >= 4 { sweepStep(b, lowerUp, lowerDown, s - 4, weights, &leftB) }
         }
     }
 

@@ -417,9 +417,9 @@ struct SkewedBands {
             // two bands at a time, the lower four steps behind (``MattingKernels/foregroundSweepPair``)
             var b = 0
             while b + 1 < bands {
-                kernels.foregroundSweepPair(storage + record(band: b, step: 0), storage + record(band: b + 1, step: 0),
-                                            storage + up(band: b), storage + down(band: b + 1), steps, regularization,
-                                            gradientWeight)
+                kernels.foregroundSweepPair(storage + record(band: b, step: 0), storage + up(band: b), storage + down(band: b),
+                                            storage + record(band: b + 1, step: 0), storage + up(band: b + 1),
+                                            storage + down(band: b + 1), steps, regularization, gradientWeight)
                 b += 2
             }
             if b < bands { sweep(storage, band: b, regularization: regularization, gradientWeight: gradientWeight) { _ in } }

@@ -33,9 +33,10 @@ struct MattingKernelSet: Sendable {
                                            _ down: UnsafePointer<Float>, _ steps: Int, _ block: Int,
                                            _ regularization: Float, _ gradientWeight: Float,
                                            _ ready: (Int) -> Void, _ done: (Int) -> Void) -> Void
-    typealias ForegroundSweepPair = @Sendable (_ upper: UnsafeMutablePointer<Float>, _ lower: UnsafeMutablePointer<Float>,
-                                               _ up: UnsafePointer<Float>, _ down: UnsafePointer<Float>, _ steps: Int,
-                                               _ regularization: Float, _ gradientWeight: Float) -> Void
+    typealias ForegroundSweepPair = @Sendable (_ upper: UnsafeMutablePointer<Float>, _ upperUp: UnsafePointer<Float>,
+                                               _ upperDown: UnsafePointer<Float>, _ lower: UnsafeMutablePointer<Float>,
+                                               _ lowerUp: UnsafePointer<Float>, _ lowerDown: UnsafePointer<Float>,
+                                               _ steps: Int, _ regularization: Float, _ gradientWeight: Float) -> Void
 
     let isa: KernelISA
     let stencilProduct: StencilProduct
