@@ -179,6 +179,32 @@ final class RectanglesTests: XCTestCase {
         }
     }
 
+    /// Real phone photos of sheets and a receipt on desks and tables (Tests/Fixtures/rectangles-sheets, downscaled
+    /// by Tools/make_real_sheet_cases.py from jscanify's test photos): the sheet is the top result whether it lies
+    /// flat, is curled at a corner or bows along a side (its corners then fitted locally); and with
+    /// `maximumObservations` 0 the table printed on one sheet comes back too, after the sheet, with no result
+    /// mixing the sheet's sides with the table's.
+    func testFindsTheSheetOnRealPhotos() throws {
+        let set = try RectangleTestSet(manifest: Fixtures.path("rectangles-sheets/corners.csv"))
+        XCTAssertEqual(set.cases.count, 5)
+        for c in set.cases where c.kind != "table" {
+            let image = try Image(contentsOfFile: set.folder + "/" + c.file)
+            XCTAssertEqual([image.width, image.height], [c.width, c.height])
+            let top = try DetectRectanglesRequest().perform(on: image).first
+            XCTAssertGreaterThanOrEqual(c.jaccard(of: top?.pixelCorners(width: image.width, height: image.height).points),
+                                        RectangleTestSet.hitThreshold, c.file)
+        }
+        let sheet = try XCTUnwrap(set.cases.first { $0.kind == "sheet" && $0.file == "test4.jpg" })
+        let table = try XCTUnwrap(set.cases.first { $0.kind == "table" })
+        let image = try Image(contentsOfFile: set.folder + "/" + table.file)
+        let all = try DetectRectanglesRequest(maximumObservations: 0).perform(on: image)
+            .map { $0.pixelCorners(width: image.width, height: image.height).points }
+        XCTAssertGreaterThanOrEqual(all.count, 2)
+        XCTAssertGreaterThanOrEqual(sheet.jaccard(of: all.first), RectangleTestSet.hitThreshold, "the sheet first")
+        XCTAssertTrue(all.contains { table.jaccard(of: $0) >= RectangleTestSet.hitThreshold }, "the printed table")
+        for q in all { XCTAssertFalse(sheet.isHybrid(q) || table.isHybrid(q), "a quad mixing the sheet and the table: \(q)") }
+    }
+
     /// On the same photos with `maximumObservations` 0, results that mix the grid's sides with another
     /// rectangle's (one to three sides on the grid's without being the grid: its border and one of its inner
     /// lines) are dropped when the border's edge runs on past their corner: 8 such results before that test, 3

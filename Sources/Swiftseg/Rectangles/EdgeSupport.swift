@@ -22,6 +22,16 @@ final class EdgeSupport {
     /// minus left) are within this share of the first's length: the same two surfaces either side. (0.3 kept
     /// every hit on the tuning sets; 0.5 let a spoon's rim beyond a card's corner pass for the card's edge.)
     static let sameColours: Float = 0.3
+    /// How far (copy px) from a side's line its edge may be on the stretch next to a corner and still count as
+    /// reaching the corner: a real sheet's edge bows or curls a pixel or two off the straight side there (1 px
+    /// dropped three of eight real sheet photos; 2 kept every hit on the synthetic and real-grid sets, 3 and 5
+    /// let more hybrids through: PERF-HISTORY "Rectangles, 2026-12-07 evening").
+    static let endTolerance = 2.0
+    /// A corner's local fit (`refinedCorners`): each side re-fitted on its stretch from `localFitFrom` to
+    /// `localFitTo` of its length from the corner (a card's rounded corner left out), looking within
+    /// `localFitRadius` of its length (2 … 12 copy px) for the nearest edge of the side's polarity; the corner
+    /// moves at most `localFitMove` of its shorter side.
+    static let localFitFrom = 0.06, localFitTo = 0.35, localFitRadius = 0.02, localFitMove = 0.05
 
     let width: Int, height: Int
     /// Photo pixels per copy pixel (an integer: the copy is a box average).
@@ -146,7 +156,8 @@ final class EdgeSupport {
             func ends(_ from: PixelPoint) -> RectangleDetector.CornerEnds {
                 let length = from.distance(to: corner), d = (corner - from) * (1 / max(length, 1e-9))
                 let e = max(6, RectangleDetector.cornerStretch * length), gap = 2.0 * Double(factor)
-                let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil, likeColours: nil)
+                let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil, likeColours: nil,
+                                      within: EdgeSupport.endTolerance)
                 guard end.meanContrast != 0 else { return RectangleDetector.CornerEnds(end: 0, beyond: 0) }
                 let beyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast)
                 var ends = RectangleDetector.CornerEnds(end: end.share, beyond: beyond.share)
@@ -180,8 +191,8 @@ final class EdgeSupport {
     /// The same, also the mean colour difference across the side (right minus left, per channel) of the
     /// supported points; with `likeColours`, only points whose colour difference is within `sameColours` of
     /// it count: the same edge, the same two colours either side of it.
-    func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?, likeColours: SIMD4<Float>?)
-        -> (share: Double, meanContrast: Float, meanColours: SIMD4<Float>) {
+    func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?, likeColours: SIMD4<Float>?,
+                     within: Double = 1) -> (share: Double, meanContrast: Float, meanColours: SIMD4<Float>) {
         let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: samples)
@@ -190,9 +201,9 @@ final class EdgeSupport {
         let minimum = max(EdgeSupport.threshold, abs(like ?? 0) / 2)
         let tolerance = likeColours.map { EdgeSupport.sameColours * EdgeSupport.sameColours * ($0 * $0).sum() } ?? 0
         for p in points {
-            profiles(p, d, n, reach: 2, into: &t)   // offsets −1 … 1 px at indices 2 … 6
+            profiles(p, d, n, reach: within + 1, into: &t)   // offsets −within … within at indices 2 … count − 3
             var best: Float = 0, signed: Float = 0, bestColours = SIMD4<Float>(repeating: 0)
-            for j in 2...6 {
+            for j in 2...(t.count - 3) {
                 let diff = EdgeSupport.colours(t, j), c = EdgeSupport.contrast(of: diff), across = abs(c)
                 guard across >= minimum, like.map({ ($0 > 0) == (c > 0) }) ?? true else { continue }
                 let delta = t[2, j] - t[0, j]; let along = EdgeSupport.largestMagnitude(delta)
@@ -240,9 +251,40 @@ final class EdgeSupport {
         return q.map { $0 * Double(factor) }
     }
 
+    /// The refined quad (photo coordinates) with each corner moved to where its two sides' edges meet next to
+    /// it: each side re-fitted on its stretch near the corner only. A sheet whose edges bow (a fold, a curl) has
+    /// its corners off the straight sides' crossings, and a straight side there misses the corner's edges; the
+    /// local fit finds them. A corner whose sides cannot be fitted there, or that would move far, stays.
+    func refinedCorners(_ quad: [PixelPoint]) -> [PixelPoint] {
+        let q = toCopy(quad), f = Double(factor)
+        var out = q
+        for i in 0..<4 {
+            let corner = q[i], before = q[(i + 3) % 4], after = q[(i + 1) % 4]
+            func local(_ from: PixelPoint) -> (point: PixelPoint, direction: PixelPoint)? {
+                let length = from.distance(to: corner)
+                // The side's polarity, read along the same direction as the fit (from the far corner).
+                let polarity = sideSupport(from * f, corner * f, samples: 24, like: nil).meanContrast
+                guard polarity != 0 else { return nil }
+                return fitSide(corner + (from - corner) * EdgeSupport.localFitTo, corner + (from - corner) * EdgeSupport.localFitFrom,
+                               radius: min(12, max(2, EdgeSupport.localFitRadius * length)), polarity: polarity > 0 ? 1 : -1)
+            }
+            guard let a = local(before), let b = local(after) else { continue }
+            let denom = a.direction.cross(b.direction)
+            guard abs(denom) > 0.5 else { continue }   // sides crossing at 30° or more
+            let x = a.point + a.direction * ((b.point - a.point).cross(b.direction) / denom)
+            if x.distance(to: corner) <= EdgeSupport.localFitMove * min(corner.distance(to: before), corner.distance(to: after)) {
+                out[i] = x
+            }
+        }
+        return out.map { $0 * f }
+    }
+
     /// The side p0 → p1 re-fitted to the edge points found within `radius` of it; nil when too few. The polarity
     /// is the one most sample points show, so the fit follows one edge and not the other side of a thin line.
-    func fitSide(_ p0: PixelPoint, _ p1: PixelPoint, radius: Double) -> (point: PixelPoint, direction: PixelPoint)? {
+    /// With `polarity` (±1), each point takes the edge of that polarity nearest the side instead of the strongest
+    /// (a corner's local fit stays on a print's outer edge and does not jump to its picture's).
+    func fitSide(_ p0: PixelPoint, _ p1: PixelPoint, radius: Double, polarity: Float? = nil)
+        -> (point: PixelPoint, direction: PixelPoint)? {
         let d = (p1 - p0) * (1 / max(p0.distance(to: p1), 1e-9)), n = PixelPoint(x: -d.y, y: d.x)
         let points = EdgeSupport.samples(p0, p1, maximum: 40)
         let reach = (min(radius, 30) / EdgeSupport.step).rounded() * EdgeSupport.step + 1.5
@@ -257,6 +299,15 @@ final class EdgeSupport {
             for j in 2...last {
                 values[j] = EdgeSupport.contrast(t, j)
                 if abs(values[j]) > abs(best) { best = values[j]; bestJ = j }
+            }
+            if let polarity {
+                best = 0; bestJ = -1
+                let middle = (t.count - 1) / 2
+                var nearest = Int.max
+                for j in 3..<last where values[j] * polarity >= EdgeSupport.threshold && abs(j - middle) < nearest
+                    && abs(values[j]) >= abs(values[j - 1]) && abs(values[j]) >= abs(values[j + 1]) {
+                    nearest = abs(j - middle); best = values[j]; bestJ = j
+                }
             }
             guard bestJ >= 0, abs(best) >= EdgeSupport.threshold else { continue }
             if best > 0 { positive += 1 }
