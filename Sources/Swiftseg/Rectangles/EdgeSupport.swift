@@ -190,7 +190,8 @@ final class EdgeSupport {
 
     /// The same, also the mean colour difference across the side (right minus left, per channel) of the
     /// supported points; with `likeColours`, only points whose colour difference is within `sameColours` of
-    /// it count: the same edge, the same two colours either side of it.
+    /// it count: the same edge, the same two colours either side of it. `within`: how far from the side (copy
+    /// px) an edge may lie and count.
     func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int, like: Float?, likeColours: SIMD4<Float>?,
                      within: Double = 1) -> (share: Double, meanContrast: Float, meanColours: SIMD4<Float>) {
         let p0 = a * (1 / Double(factor)), p1 = b * (1 / Double(factor))
