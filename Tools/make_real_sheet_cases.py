@@ -7,7 +7,7 @@ the committed fixtures (Tests/Fixtures/rectangles-sheets).
     Tools/.venv/bin/python Tools/make_real_sheet_cases.py --heldout DIR... --out /tmp/sheets-heldout  # held-out
 
 The photos come from public GitHub repositories, read from a clone or a bare snapshot (any folder `git` reads;
-DIR for --jscanify is github.com/puffinsoft/jscanify, for --heldout the three repositories named in HELDOUT, in
+DIR for --jscanify is github.com/puffinsoft/jscanify, for --heldout the four repositories named in HELDOUT, in
 any order). Every file is checked against its sha256.
 
 - Development (8 photos, `--jscanify`): jscanify's test photos (docs/images/test/, MIT licence, copied beside the
@@ -15,10 +15,13 @@ any order). Every file is checked against its sha256.
   printed table on one), a notepad and a receipt, handheld, 0.5–16 MP. Left out: test8.JPG (the sheet runs out of
   the frame) and test5.JPG (a dollar bill, aspect 0.44: under Vision's default minimum aspect 0.5 the right
   answer is no rectangle; with `--min-aspect 0.3` it is found).
-- Held-out (4 photos, 6 rectangles, `--heldout`, never tuned on; not committed: MPL-2.0 and unlicensed files):
-  two sheets with a frame printed on each (the frame is a second case of the same photo, kind `frame`: ranked
-  after the sheet that encloses it, so its top-1 is a miss by design and "anywhere" is its measure), a stack of
-  forms curled at the corners, and a card.
+- Held-out (17 photos, 19 rectangles, `--heldout`, never tuned on; not committed): from three repositories (MPL-2.0
+  and unlicensed files) two sheets with a frame printed on each (the frame is a second case of the same photo,
+  kind `frame`: ranked after the sheet that encloses it, so its top-1 is a miss by design and "anywhere" is its
+  measure), a stack of forms curled at the corners, and a card; from HED-document-detection's demo photos (MIT,
+  800–1417 px as stored there) 11 train and bus tickets with rounded corners and 2 invoices on tables, cloths and
+  plastic bags (long receipts left out: aspect under 0.5). Their marks started from a detection's corners, each
+  then read off crops as above.
 
 Photos are turned upright by their EXIF tag and shrunk to at most 1600 px (Pillow's Lanczos; JPEG quality 92);
 the fixtures to 800 px (quality 90). Corners were marked on the 1600-px photos: each corner read off 4× crops
@@ -82,6 +85,32 @@ HELDOUT = {
                      "71b678d6e7be0c93580cfdab0394352faa10bef13fe1a422176a0911182bffee",
                      [("sheet", [48, 86, 895, 154, 1020, 1302, 135, 1476]),
                       ("frame", [124, 213, 863, 249, 962, 1194, 195, 1321])]),
+    "hed-1555164687399.jpg": ("Duchen521/HED-document-detection", "demo/1555164687399.jpg",
+        "edefe897bf3c67144879da819193612a2bcbe929f663dc009f318bdc0620e6c0", [("ticket", [72, 453, 753, 459, 766, 909, 59, 901])]),
+    "hed-1555330172836.jpg": ("Duchen521/HED-document-detection", "demo/1555330172836.jpg",
+        "e85589edad9cc8a3489977dce155ac8ede175fe258041e8f86a22cfb716355eb", [("ticket", [72, 409, 708, 419, 700, 873, 42, 843])]),
+    "hed-1555330300968.jpg": ("Duchen521/HED-document-detection", "demo/1555330300968.jpg",
+        "d5ede6ce240ab001ec2e5f37c1f20cba70e062c0ae48d40e586beabd8d40fd62", [("ticket", [86, 446, 722, 413, 762, 870, 61, 881])]),
+    "hed-1555330315047.jpg": ("Duchen521/HED-document-detection", "demo/1555330315047.jpg",
+        "e21d156b09fb6c579849928f05d80a8fe6ab12035fed60d55f9a47ffbf85ffc0", [("ticket", [74, 493, 703, 459, 730, 859, 85, 890])]),
+    "hed-1555330409157.jpg": ("Duchen521/HED-document-detection", "demo/1555330409157.jpg",
+        "bf58d0ecc5b646db75fc478e6fe5d6f1d6e530b1aeae005c1f851a0296670343", [("ticket", [41, 448, 670, 446, 680, 842, 28, 841])]),
+    "hed-1555330612760.jpg": ("Duchen521/HED-document-detection", "demo/1555330612760.jpg",
+        "9ce2da105d7b70113a1cc8092bad0d891323f676d9df9a15ac0462783f17fa01", [("ticket", [37, 492, 689, 470, 722, 801, 38, 834])]),
+    "hed-1555330958524.jpg": ("Duchen521/HED-document-detection", "demo/1555330958524.jpg",
+        "9c94b8c984b90ca99455ffb734eb4c4d7f4b164f05805d1ddf19dceea8a8b8ae", [("invoice", [95, 195, 695, 179, 716, 1251, 77, 1248])]),
+    "hed-2016004_2017112013811_1.jpg": ("Duchen521/HED-document-detection", "demo/2016004_2017112013811_1.jpg",
+        "335f0a711557d760ea8842225d45e0f42b895be18a5411c8f245e24d4696763f", [("ticket", [92, 127, 852, 119, 867, 594, 80, 603])]),
+    "hed-2016004_2017112015747_1.jpg": ("Duchen521/HED-document-detection", "demo/2016004_2017112015747_1.jpg",
+        "c2020758d65bbb62db628f93836f92668b4a26afa96687c7951b050584c36ed0", [("ticket", [46, 133, 864, 125, 873, 637, 40, 654])]),
+    "hed-bus_14_honor9_3.jpg": ("Duchen521/HED-document-detection", "demo/bus_14_honor9_3.jpg",
+        "e1048d961f71c347f560cc852b9c65a363b3081cd4a785fafedd872731c0b15a", [("ticket", [111, 568, 672, 565, 683, 955, 98, 951])]),
+    "hed-quote_66_honor9_10.jpg": ("Duchen521/HED-document-detection", "demo/quote_66_honor9_10.jpg",
+        "6ab21e531cdb95348a1a679ad47f1309bff4d60381d794d297ac804084835028", [("ticket", [23, 416, 712, 428, 720, 863, 15, 865])]),
+    "hed-train_452_honor9_6.jpg": ("Duchen521/HED-document-detection", "demo/train_452_honor9_6.jpg",
+        "e6a3a1d3c88b504831793d8da9eea28d1fe3b1e2336bad1bb50eb8a0ae4ce98e", [("ticket", [67, 537, 702, 520, 709, 922, 71, 931])]),
+    "hed-vat_491_honor9_8.jpg": ("Duchen521/HED-document-detection", "demo/vat_491_honor9_8.jpg",
+        "5a2a2cc91cb0a6941e97843fd6e2a9a1b958bd25d70df025cf8e34b01db788ba", [("invoice", [81, 183, 720, 165, 712, 1188, 130, 1203])]),
 }
 
 
@@ -129,7 +158,7 @@ def row(name, kind, image, sx, sy, corners):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--jscanify", help="a clone or snapshot of github.com/puffinsoft/jscanify")
-    parser.add_argument("--heldout", nargs="+", help="clones or snapshots of the repositories in HELDOUT")
+    parser.add_argument("--heldout", nargs="+", help="clones or snapshots of the four repositories in HELDOUT")
     parser.add_argument("--fixtures", action="store_true", help="write the committed subset to Tests/Fixtures/rectangles-sheets")
     parser.add_argument("--out", help="folder for the set (photos/ and corners.csv)")
     args = parser.parse_args()
