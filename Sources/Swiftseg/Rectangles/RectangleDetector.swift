@@ -80,7 +80,19 @@ struct RectangleDetector {
             let confidence = support.confidence(of: refined) * corners.factor * RectangleDetector.sizePrior(refined, short: short)
             if confidence > 0 { scored.append((refined, confidence)) }
         }
-        let kept = RectangleDetector.suppressDuplicates(scored)
+        var kept = RectangleDetector.suppressDuplicates(scored)
+        // Every result after the first must also pass the corner tests with its corners fitted locally: one
+        // rectangle keeps its corners, a quad mixing sides (a grid's border with one of its inner lines) does not.
+        // Not the first: there it cost hits (the local fit lands on a print's picture or a card's rounded corner),
+        // and with one result asked for nothing changes, so it is skipped.
+        if request.maximumObservations != 1 && kept.count > 1 {
+            kept = [kept[0]] + kept.dropFirst().filter { result in
+                let local = support.refinedCorners(result.corners)
+                guard passes(local, width: image.width, height: image.height, slack: 0) else { return false }
+                let corners = support.cornerFactor(of: local)
+                return corners.weakestEnd >= RectangleDetector.minimumEnd && !corners.runsOn
+            }
+        }
         var out = kept.filter { $0.confidence >= request.minimumConfidence }.map {
             RectangleObservation(pixelCorners: $0.corners.map(photo.photoPoint), width: photo.fullWidth,
                                  height: photo.fullHeight, confidence: $0.confidence)
