@@ -64,19 +64,18 @@ struct RectangleDetector {
             shortlist.append(c.corners)
             if shortlist.count == RectangleDetector.maximumRefined { break }
         }
+        func fits(_ q: [PixelPoint]) -> Bool { passes(q, width: image.width, height: image.height, slack: 0) }
         for candidate in shortlist {
             var refined = support.refine(candidate)
-            guard passes(refined, width: image.width, height: image.height, slack: 0) else { continue }
+            guard fits(refined) else { continue }
             var corners = support.cornerFactor(of: refined)
             // Sides that miss a corner: a hybrid, or a real sheet whose edges bow; its corners fitted locally
             // tell which (fitted on every result, they cost synthetic hits: PERF-HISTORY).
-            if corners.weakestEnd < RectangleDetector.minimumEnd && !corners.runsOn {
+            if !RectangleDetector.isOneRectangle(corners) && !corners.runsOn {
                 let local = support.refinedCorners(refined)
-                if passes(local, width: image.width, height: image.height, slack: 0) {
-                    refined = local; corners = support.cornerFactor(of: local)
-                }
+                if fits(local) { refined = local; corners = support.cornerFactor(of: local) }
             }
-            guard corners.weakestEnd >= RectangleDetector.minimumEnd, !corners.runsOn else { continue }
+            guard RectangleDetector.isOneRectangle(corners) else { continue }
             let confidence = support.confidence(of: refined) * corners.factor * RectangleDetector.sizePrior(refined, short: short)
             if confidence > 0 { scored.append((refined, confidence)) }
         }
@@ -88,9 +87,7 @@ struct RectangleDetector {
         if request.maximumObservations != 1 && kept.count > 1 {
             kept = [kept[0]] + kept.dropFirst().filter { result in
                 let local = support.refinedCorners(result.corners)
-                guard passes(local, width: image.width, height: image.height, slack: 0) else { return false }
-                let corners = support.cornerFactor(of: local)
-                return corners.weakestEnd >= RectangleDetector.minimumEnd && !corners.runsOn
+                return fits(local) && RectangleDetector.isOneRectangle(support.cornerFactor(of: local))
             }
         }
         var out = kept.filter { $0.confidence >= request.minimumConfidence }.map {
@@ -427,6 +424,12 @@ struct RectangleDetector {
     /// edge had to be within 1 px; with `EdgeSupport.endTolerance` 2 px, 0.4 had fewer hybrids on every set at
     /// one synthetic hit, 0.3 and 0.55 were worse.)
     static let minimumEnd = 0.4
+
+    /// The corner tests on a result's `EdgeSupport.cornerFactor`: every side's edge reaches both its corners
+    /// (`minimumEnd`) and none runs on past one (`maximumRunOn`).
+    static func isOneRectangle(_ corners: (factor: Double, weakestEnd: Double, runsOn: Bool)) -> Bool {
+        corners.weakestEnd >= minimumEnd && !corners.runsOn
+    }
 
     /// A result's sides' edges stop at its corners: when a side's own edge (the same two colours either side)
     /// runs on past a corner over this share of the stretch the corner test reads, the side belongs to a larger
