@@ -1,5 +1,6 @@
 import Foundation
 import SwiftsegImage
+import SwiftsegRuntime
 
 /// How well a photo's edges support a quad's sides, and the quad moved onto them. Both read the photo's colour
 /// channels (at most `maximumSide` pixels on the longer side: finer gives no better corners) across each side:
@@ -14,6 +15,8 @@ final class EdgeSupport {
     /// The longer side of the copy the sides are read on.
     static let maximumSide = 1280
     static let step = 0.5
+    /// Copies of at least this many bytes go on huge pages (see `init`; 640 × 480 is 4.9 MB).
+    static let hugePagesFrom = 8 << 20
     /// The contrast at which a sample point counts fully; under it, in proportion (from one half at the
     /// threshold): a faint line in the background then weighs less than a document's edge (12 beat 0, 8, 20, 30
     /// on the tuning sets).
@@ -48,7 +51,12 @@ final class EdgeSupport {
         width = image.width / factor
         height = image.height / factor
         self.searchRadius = searchRadius
-        pixels = .allocate(capacity: width * height)
+        // A large copy on huge pages (`LargeBuffer`): a 12 MP photo's is 16 MB, whose 4,000 first-touch faults
+        // were a sixth of a cold run's detection; a small one where it was (reused from the heap run to run).
+        let bytes = width * height * MemoryLayout<SIMD4<Float>>.stride
+        pixels = (bytes >= EdgeSupport.hugePagesFrom ? LargeBuffer.allocate(byteCount: bytes)
+                  : UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16))
+            .bindMemory(to: SIMD4<Float>.self, capacity: width * height)
         scratch = .allocate(capacity: 3 * EdgeSupport.maximumProfile)
         let copy = BoxDownscale.shrink(image, by: factor), c = copy.channels
         copy.pixels.withUnsafeBufferPointer { px in

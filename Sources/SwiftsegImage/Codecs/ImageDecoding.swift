@@ -51,17 +51,50 @@ extension Image {
 
     /// A file's bytes, refused over the size limit before they are read; errors as `init(contentsOfFile:)`.
     public static func fileBytes(_ path: String, options: DecodingOptions) throws -> [UInt8] {
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > options.maxFileBytes {
-            throw ImageError(.tooLarge, "\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
+        // Read straight into the array, not through Data and a copy: a 12 MP photo's megabyte is touched once
+        // (page faults are a tenth of a small photo's whole run).
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            throw ImageError(.fileSystem, code == ENOENT || code == ENOTDIR ? "\(path): no such file"
+                             : "\(path): cannot read file (\(String(cString: strerror(code))))")
         }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw ImageError(.fileSystem, isDir.boolValue ? "\(path): is a directory" : "\(path): cannot read file (permission denied?)")
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw ImageError(.fileSystem, "\(path): cannot read file") }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw ImageError(.fileSystem, "\(path): is a directory") }
+        func tooLarge(_ size: Int) -> ImageError {
+            ImageError(.tooLarge, "\(path): file is \(size) bytes, over the limit of \(options.maxFileBytes)")
+        }
+        if Int(info.st_size) > options.maxFileBytes { throw tooLarge(Int(info.st_size)) }
+        var failure: Int32 = 0
+        /// Reads into `base` until the end of the file, an error or `room` bytes; how many it read.
+        func fill(_ base: UnsafeMutablePointer<UInt8>, _ room: Int) -> Int {
+            var total = 0
+            while total < room {
+                let n = read(fd, base + total, room - total)
+                if n > 0 { total += n; continue }
+                if n < 0 && errno == EINTR { continue }
+                if n < 0 { failure = errno }
+                break
             }
-            throw ImageError(.fileSystem, "\(path): no such file")
+            return total
         }
-        return [UInt8](data)
+        // The size stat gives and one byte more (the end is then seen in one pass); a pipe or a file that grew
+        // goes on in doubling chunks, to the limit.
+        var chunk = max(Int(info.st_size) + 1, 1 << 16)
+        var bytes = [UInt8](unsafeUninitializedCapacity: chunk) { buffer, count in count = fill(buffer.baseAddress!, chunk) }
+        var last = bytes.count
+        while failure == 0 && last == chunk {
+            if bytes.count > options.maxFileBytes { throw tooLarge(bytes.count) }
+            chunk *= 2
+            let more = [UInt8](unsafeUninitializedCapacity: chunk) { buffer, count in count = fill(buffer.baseAddress!, chunk) }
+            last = more.count
+            bytes += more
+        }
+        if failure != 0 { throw ImageError(.fileSystem, "\(path): cannot read file (\(String(cString: strerror(failure))))") }
+        if bytes.count > options.maxFileBytes { throw tooLarge(bytes.count) }
+        return bytes
     }
 
     /// Decodes the bytes of any ``ImageFormat``; `name` is used in error messages. PNGs with alpha (or tRNS) decode

@@ -157,54 +157,57 @@ public struct LineSegmentDetector: Sendable {
         }
         let (fx, wx) = weights(outSize: outW, inSize: inW)
         let (fy, wy) = weights(outSize: outH, inSize: inH)
-        var mid = [SIMD4<Float>](repeating: .zero, count: outW * inH)
+        // The horizontal pass row by row into a ring of `taps` rows (an output row reads `taps` consecutive input
+        // rows, and the windows only move down), so a large photo's intermediate is never held whole: the same sums
+        // in the same order as a full intermediate, a few hundred kB instead of megabytes to fault in.
+        let ring = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: taps * outW)
         let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: inW)
-        defer { row.deallocate() }
-        mid.withUnsafeMutableBufferPointer { m in
-            fx.withUnsafeBufferPointer { first in
-                wx.withUnsafeBufferPointer { weight in
-                    for y in 0..<inH {
-                        input.fill(y, row)
-                        var o = 0
-                        while o < outW {
-                            let f = first[o], w = weight.baseAddress! + o * taps
-                            if o + 4 <= outW && f >= 0 && first[o + 3] + taps <= inW {
-                                // four outputs at once: four independent sums (one sum's adds wait on each other),
-                                // each in the same order as alone
-                                let f1 = first[o + 1], f2 = first[o + 2], f3 = first[o + 3]
-                                var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
-                                for t in 0..<taps {
-                                    a0 += w[t] * row[f &+ t]; a1 += w[taps &+ t] * row[f1 &+ t]
-                                    a2 += w[2 &* taps &+ t] * row[f2 &+ t]; a3 += w[3 &* taps &+ t] * row[f3 &+ t]
-                                }
-                                let out = m.baseAddress! + y * outW + o
-                                out[0] = a0; out[1] = a1; out[2] = a2; out[3] = a3
-                                o += 4
-                                continue
-                            }
-                            var acc = SIMD4<Float>.zero
-                            if f >= 0 && f + taps <= inW {
-                                for t in 0..<taps { acc += w[t] * row[f + t] }
-                            } else {
-                                for t in 0..<taps { acc += w[t] * row[min(max(f + t, 0), inW - 1)] }  // edges extended
-                            }
-                            m[y * outW + o] = acc
-                            o += 1
-                        }
-                    }
-                }
-            }
-        }
+        defer { ring.deallocate(); row.deallocate() }
         var out = [SIMD4<Float>](repeating: .zero, count: outW * outH)
-        mid.withUnsafeBufferPointer { m in
-            out.withUnsafeMutableBufferPointer { dst in
-                for o in 0..<outH {
-                    let dstRow = dst.baseAddress! + o * outW
-                    for t in 0..<taps {
-                        let y = min(max(fy[o] + t, 0), inH - 1)
-                        let w = wy[o * taps + t]
-                        let srcRow = m.baseAddress! + y * outW
-                        for x in 0..<outW { dstRow[x] += w * srcRow[x] }
+        var filled = 0   // input rows filtered so far
+        fx.withUnsafeBufferPointer { first in
+            wx.withUnsafeBufferPointer { weight in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for oy in 0..<outH {
+                        let last = min(fy[oy] + taps - 1, inH - 1)
+                        while filled <= last {
+                            let y = filled
+                            input.fill(y, row)
+                            let m = ring + (y % taps) * outW
+                            var o = 0
+                            while o < outW {
+                                let f = first[o], w = weight.baseAddress! + o * taps
+                                if o + 4 <= outW && f >= 0 && first[o + 3] + taps <= inW {
+                                    // four outputs at once: four independent sums (one sum's adds wait on each other),
+                                    // each in the same order as alone
+                                    let f1 = first[o + 1], f2 = first[o + 2], f3 = first[o + 3]
+                                    var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
+                                    for t in 0..<taps {
+                                        a0 += w[t] * row[f &+ t]; a1 += w[taps &+ t] * row[f1 &+ t]
+                                        a2 += w[2 &* taps &+ t] * row[f2 &+ t]; a3 += w[3 &* taps &+ t] * row[f3 &+ t]
+                                    }
+                                    m[o] = a0; m[o + 1] = a1; m[o + 2] = a2; m[o + 3] = a3
+                                    o += 4
+                                    continue
+                                }
+                                var acc = SIMD4<Float>.zero
+                                if f >= 0 && f + taps <= inW {
+                                    for t in 0..<taps { acc += w[t] * row[f + t] }
+                                } else {
+                                    for t in 0..<taps { acc += w[t] * row[min(max(f + t, 0), inW - 1)] }  // edges extended
+                                }
+                                m[o] = acc
+                                o += 1
+                            }
+                            filled += 1
+                        }
+                        let dstRow = dst.baseAddress! + oy * outW
+                        for t in 0..<taps {
+                            let y = min(max(fy[oy] + t, 0), inH - 1)
+                            let w = wy[oy * taps + t]
+                            let srcRow = ring + (y % taps) * outW
+                            for x in 0..<outW { dstRow[x] += w * srcRow[x] }
+                        }
                     }
                 }
             }

@@ -4,16 +4,16 @@ import Foundation
 /// [0, width] × [0, height] (pixel (i, j) covers [i, i + 1) × [j, j + 1), its centre is (i + 0.5, j + 0.5)).
 public struct PixelPoint: Sendable, Equatable, Codable, CustomStringConvertible {
     public var x: Double, y: Double
-    public init(x: Double, y: Double) { self.x = x; self.y = y }
+    @inlinable public init(x: Double, y: Double) { self.x = x; self.y = y }
 
-    public static func + (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x + b.x, y: a.y + b.y) }
-    public static func - (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x - b.x, y: a.y - b.y) }
-    public static func * (a: PixelPoint, s: Double) -> PixelPoint { PixelPoint(x: a.x * s, y: a.y * s) }
-    public func dot(_ o: PixelPoint) -> Double { x * o.x + y * o.y }
+    @inlinable public static func + (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x + b.x, y: a.y + b.y) }
+    @inlinable public static func - (a: PixelPoint, b: PixelPoint) -> PixelPoint { PixelPoint(x: a.x - b.x, y: a.y - b.y) }
+    @inlinable public static func * (a: PixelPoint, s: Double) -> PixelPoint { PixelPoint(x: a.x * s, y: a.y * s) }
+    @inlinable public func dot(_ o: PixelPoint) -> Double { x * o.x + y * o.y }
     /// The z component of the cross product (positive when `o` turns clockwise from `self` on screen).
-    public func cross(_ o: PixelPoint) -> Double { x * o.y - y * o.x }
-    public var length: Double { (x * x + y * y).squareRoot() }
-    public func distance(to o: PixelPoint) -> Double { (self - o).length }
+    @inlinable public func cross(_ o: PixelPoint) -> Double { x * o.y - y * o.x }
+    @inlinable public var length: Double { (x * x + y * y).squareRoot() }
+    @inlinable public func distance(to o: PixelPoint) -> Double { (self - o).length }
 
     public var description: String { String(format: "(%.2f, %.2f)", x, y) }
 }

@@ -7,14 +7,14 @@
 /// ```
 public enum Polygon {
     /// The signed area (shoelace): positive for clockwise vertices on screen (y down).
-    public static func signedArea(_ p: [PixelPoint]) -> Double {
+    @inlinable public static func signedArea(_ p: [PixelPoint]) -> Double {
         guard p.count >= 3 else { return 0 }
         var s = 0.0
         for i in 0..<p.count { s += p[i].cross(p[(i + 1) % p.count]) }
         return s / 2
     }
 
-    public static func area(_ p: [PixelPoint]) -> Double { abs(signedArea(p)) }
+    @inlinable public static func area(_ p: [PixelPoint]) -> Double { abs(signedArea(p)) }
 
     /// Whether the vertices turn the same way at every corner (strictly, no three collinear).
     public static func isConvex(_ p: [PixelPoint]) -> Bool {
