@@ -18,6 +18,57 @@ final class DecodingTests: XCTestCase {
         return Double(zip(x, y).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) }) / Double(x.count)
     }
 
+    /// `Image.fileBytes` reads a file whole in one pass, a pipe (no size to go by) in growing chunks, and refuses
+    /// what it cannot read with the error the CLI prints.
+    func testFileBytesReadsFilesAndPipesWholeAndRefusesTheRest() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("filebytes-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let file = dir + "/photo.bin"
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
+        XCTAssertEqual(try Image.fileBytes(file, options: DecodingOptions()), bytes)
+        XCTAssertThrowsError(try Image.fileBytes(file, options: DecodingOptions(maxFileBytes: 1000))) {
+            XCTAssertTrue("\($0)".contains("over the limit of 1000"), "\($0)")
+        }
+        // A pipe longer than the first chunk (64 kB), written from another thread.
+        let fifo = dir + "/pipe"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        for limit in [1 << 20, 100_000] {
+            let writer = Thread {
+                let fd = open(fifo, O_WRONLY)
+                guard fd >= 0 else { return }
+                // A refused read closes the pipe early: the write then fails (EPIPE, SIGPIPE ignored) and stops.
+                bytes.withUnsafeBytes { raw in
+                    var done = 0
+                    while done < raw.count {
+                        let n = write(fd, raw.baseAddress! + done, raw.count - done)
+                        if n <= 0 { break }
+                        done += n
+                    }
+                }
+                close(fd)
+            }
+            signal(SIGPIPE, SIG_IGN)
+            writer.start()
+            if limit > bytes.count {
+                XCTAssertEqual(try Image.fileBytes(fifo, options: DecodingOptions(maxFileBytes: limit)), bytes)
+            } else {
+                XCTAssertThrowsError(try Image.fileBytes(fifo, options: DecodingOptions(maxFileBytes: limit))) {
+                    XCTAssertTrue("\($0)".contains("over the limit of 100000"), "\($0)")
+                }
+            }
+            while writer.isExecuting { usleep(1000) }
+        }
+        for (path, message) in [(dir, "is a directory"), (dir + "/missing.jpg", "no such file"),
+                                (file + "/below", "no such file")] {
+            XCTAssertThrowsError(try Image.fileBytes(path, options: DecodingOptions())) {
+                XCTAssertTrue("\($0)".contains(message), "\(path): \($0)")
+            }
+        }
+    }
+
     func testAllEightEXIFOrientationsComeOutUpright() throws {
         XCTAssertEqual(upright.width, 60)
         for o in 1...8 {
