@@ -7,7 +7,9 @@ From the development set in shared/data/rectangles-real (the puzzle-localization
 `sudoku-scanner` project, val split, MIT licence; its LICENSE is copied beside the photos): the photos named below,
 shrunk to 800 px on the longer side with Pillow's Lanczos filter and saved as JPEG quality 90, and their marked grid
 corners scaled to match, in the same corners.csv format (RectangleTestSet reads it). Chosen to cover both phones,
-both orientations, and a grid next to the sheet's edge, a booklet's edge and a stack of sheets.
+both orientations, and a grid next to the sheet's edge, a booklet's edge and a stack of sheets. Two more at 1400 px,
+where the detector before the cut-quad test (`RectangleDetector.isCut`) returned the grid cut by one of its lines
+beside it (at 800 px it does not).
 """
 
 import argparse
@@ -19,8 +21,8 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "Tests", "Fixtures", "rectangles-grids")
-PHOTOS = ["01_01_honor_view_10_1.jpg", "01_04_iphone_14_0.jpg", "02_15_iphone_14_1.jpg", "01_08_iphone_14_0.jpg"]
-SIDE = 800
+PHOTOS = [("01_01_honor_view_10_1.jpg", 800), ("01_04_iphone_14_0.jpg", 800), ("02_15_iphone_14_1.jpg", 800),
+          ("01_08_iphone_14_0.jpg", 800), ("01_15_honor_view_10_0.jpg", 1400), ("01_31_iphone_14_0.jpg", 1400)]
 
 
 def main():
@@ -35,10 +37,10 @@ def main():
     with open(os.path.join(args.out, "corners.csv"), "w", newline="") as f:
         out = csv.writer(f, lineterminator="\n")
         out.writerow(columns)
-        for name in PHOTOS:
+        for name, side in PHOTOS:
             row = rows[name]
             image = Image.open(os.path.join(args.data, "photos", name)).convert("RGB")
-            s = SIDE / max(image.size)
+            s = side / max(image.size)
             w, h = round(image.width * s), round(image.height * s)
             image.resize((w, h), Image.LANCZOS).save(os.path.join(args.out, "photos", name), quality=90)
             # Pixel-edge coordinates scale by the same factor per axis.

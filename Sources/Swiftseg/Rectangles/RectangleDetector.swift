@@ -90,6 +90,11 @@ struct RectangleDetector {
                 return fits(local) && RectangleDetector.isOneRectangle(support.cornerFactor(of: local))
             }
         }
+        // A result that is a better one cut by one of its inner lines (a grid's cell line) is not a rectangle of
+        // its own.
+        kept = kept.enumerated().filter { i, b in
+            !kept[..<i].contains { a in RectangleDetector.isCut(b.corners, from: a.corners, short: short, support: support) }
+        }.map(\.element)
         var out = kept.filter { $0.confidence >= request.minimumConfidence }.map {
             RectangleObservation(pixelCorners: $0.corners.map(photo.photoPoint), width: photo.fullWidth,
                                  height: photo.fullHeight, confidence: $0.confidence)
@@ -490,6 +495,48 @@ struct RectangleDetector {
             break
         }
         return kept
+    }
+
+    /// How far (a share of the photo's shorter side, at least 2 px) a side's ends may be from another quad's side
+    /// and still lie on it (`isCut`).
+    static let onSide = 0.01
+    /// At both ends of the cutting line, this much of the stretch from the cut quad's corner to the larger one's
+    /// carries the cut quad's side's own edge (`isCut`).
+    static let cutRunOn = 0.6
+
+    /// Whether quad `b` is the larger quad `a` cut by a line across it: three of `b`'s sides lie on `a`'s (both
+    /// ends within `onSide` of one of `a`'s sides, between its corners), and at both ends of `b`'s fourth side
+    /// the sides' own edges run on to `a`'s corners (`cutRunOn`): a grid's border goes on past the cell line
+    /// that cuts it, where a print whose sides merely line up with a larger quad's has its edges end at its
+    /// corners.
+    static func isCut(_ b: [PixelPoint], from a: [PixelPoint], short: Double, support: EdgeSupport) -> Bool {
+        guard Polygon.area(a) > Polygon.area(b) else { return false }
+        let tolerance = max(2, onSide * short)
+        /// The side of `a` that the segment p–q lies on, if any.
+        func sideOfA(_ p: PixelPoint, _ q: PixelPoint) -> Int? {
+            (0..<4).first { j in
+                let s0 = a[j], s1 = a[(j + 1) % 4], length = s0.distance(to: s1)
+                guard length > 0 else { return false }
+                let d = (s1 - s0) * (1 / length), n = PixelPoint(x: -d.y, y: d.x)
+                return [p, q].allSatisfy { e in
+                    let t = (e - s0).dot(d)
+                    return abs((e - s0).dot(n)) <= tolerance && t >= -tolerance && t <= length + tolerance
+                }
+            }
+        }
+        let on = (0..<4).map { i in sideOfA(b[i], b[(i + 1) % 4]) }
+        guard on.filter({ $0 == nil }).count == 1, let k = on.firstIndex(where: { $0 == nil }) else { return false }
+        // The cutting side runs from b[k] to b[k + 1]; the sides before and after it lie on a's sides j0 and j1.
+        // Read on a's side (fitted to the whole border; b's may bow off it where the sheet does).
+        func runsOn(from far: PixelPoint, corner: PixelPoint, along j: Int) -> Bool {
+            let s0 = a[j], s1 = a[(j + 1) % 4], u = (s1 - s0) * (1 / max(s0.distance(to: s1), 1e-9))
+            let from = s0 + u * (far - s0).dot(u), at = s0 + u * (corner - s0).dot(u)
+            let d = (at - from) * (1 / max(from.distance(to: at), 1e-9))
+            let distance = max((s0 - at).dot(d), (s1 - at).dot(d))
+            return support.sameEdgeRunOn(from: from, past: at, for: distance) >= cutRunOn
+        }
+        return runsOn(from: b[(k + 3) % 4], corner: b[k], along: on[(k + 3) % 4]!)
+            && runsOn(from: b[(k + 2) % 4], corner: b[(k + 1) % 4], along: on[(k + 1) % 4]!)
     }
 
     /// Whether quad `a` holds nearly all of quad `b` and is larger.
