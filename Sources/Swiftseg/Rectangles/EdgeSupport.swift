@@ -1,6 +1,5 @@
 import Foundation
 import SwiftsegImage
-import SwiftsegRuntime
 
 /// How well a photo's edges support a quad's sides, and the quad moved onto them. Both read the photo's colour
 /// channels (at most `maximumSide` pixels on the longer side: finer gives no better corners) across each side:

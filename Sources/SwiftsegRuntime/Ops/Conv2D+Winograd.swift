@@ -16,6 +16,7 @@
 /// available.
 
 import SwiftsegKernels
+import SwiftsegKernelTypes
 
 /// The Winograd tile shapes the runtime runs. Across, tiles are always 4 pixels wide (16 tiles per vector come
 /// from splitting each input row by x mod 4); down, F(6, 3) makes 6-row tiles: 48 GEMM positions per 24 outputs

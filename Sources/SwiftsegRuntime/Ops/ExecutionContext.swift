@@ -1,4 +1,5 @@
 import Dispatch
+import SwiftsegKernelTypes
 
 /// Which convolution kernel the runtime uses. Tests and the benchmark force one; `.auto` picks per layer.
 public enum ConvKernelPolicy: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import Synchronization
+import SwiftsegKernelTypes
 
 /// Weights copied at load into the order a kernel reads them (a fully connected layer's columns, a dilated
 /// conv's taps, a depthwise conv's channel blocks), owned for the layer's life: zeroed, filled once by the
