@@ -89,12 +89,12 @@ struct RectangleDetector {
                 let local = support.refinedCorners(result.corners)
                 return fits(local) && RectangleDetector.isOneRectangle(support.cornerFactor(of: local))
             }
+            // A result that is a better one cut by one of its inner lines (a grid's cell line) is not a rectangle
+            // of its own (never the first, so this too is skipped when one result is asked for).
+            kept = kept.enumerated().filter { i, b in
+                !kept[..<i].contains { a in RectangleDetector.isCut(b.corners, from: a.corners, short: short, support: support) }
+            }.map(\.element)
         }
-        // A result that is a better one cut by one of its inner lines (a grid's cell line) is not a rectangle of
-        // its own.
-        kept = kept.enumerated().filter { i, b in
-            !kept[..<i].contains { a in RectangleDetector.isCut(b.corners, from: a.corners, short: short, support: support) }
-        }.map(\.element)
         var out = kept.filter { $0.confidence >= request.minimumConfidence }.map {
             RectangleObservation(pixelCorners: $0.corners.map(photo.photoPoint), width: photo.fullWidth,
                                  height: photo.fullHeight, confidence: $0.confidence)
