@@ -526,8 +526,8 @@ struct RectangleDetector {
         }
         let on = (0..<4).map { i in sideOfA(b[i], b[(i + 1) % 4]) }
         guard on.filter({ $0 == nil }).count == 1, let k = on.firstIndex(where: { $0 == nil }) else { return false }
-        // The cutting side runs from b[k] to b[k + 1]; the sides before and after it lie on a's sides j0 and j1.
-        // Read on a's side (fitted to the whole border; b's may bow off it where the sheet does).
+        // The cutting side runs from b[k] to b[k + 1]; the sides before and after it lie on a's sides on[k − 1]
+        // and on[k + 1]. Read on a's side (fitted to the whole border; b's may bow off it where the sheet does).
         func runsOn(from far: PixelPoint, corner: PixelPoint, along j: Int) -> Bool {
             let s0 = a[j], s1 = a[(j + 1) % 4], u = (s1 - s0) * (1 / max(s0.distance(to: s1), 1e-9))
             let from = s0 + u * (far - s0).dot(u), at = s0 + u * (corner - s0).dot(u)

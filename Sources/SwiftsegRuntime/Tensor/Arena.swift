@@ -1,4 +1,5 @@
 import SwiftsegKernelTypes
+
 /// A stack allocator for the activations of one forward pass: the memory plan.
 ///
 /// Blocks allocate their outputs before their temporaries and release temporaries on return (`mark` /
