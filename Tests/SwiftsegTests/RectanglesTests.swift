@@ -168,11 +168,23 @@ final class RectanglesTests: XCTestCase {
     /// more than `sameCandidate`; the better-covered one fails the corner tests, so the other is refined in its
     /// place (before, a quad off the sheet's corners came back: Jaccard 0.947).
     func testANearDuplicateIsRefinedWhenTheFirstFails() throws {
+        XCTAssertGreaterThan(try topJaccard(committedCase: "030.jpg"), 0.99)
+    }
+
+    /// Committed case 062: a print lying on a cat's face. Past its bottom corner the line of one side crosses fur
+    /// with edges of the side's polarity but other colours on 74 % of the stretch the corner test reads; counted
+    /// in full as the side running on, they let a quad with a corner on the saucer in the print's picture win
+    /// (Jaccard 0.914).
+    func testAnEdgeOfOtherColoursPastACornerWeighsLess() throws {
+        XCTAssertGreaterThan(try topJaccard(committedCase: "062.jpg"), 0.99)
+    }
+
+    func topJaccard(committedCase file: String) throws -> Double {
         let set = try RectangleTestSet(manifest: Fixtures.path("rectangles/cases.json"))
-        let c = try XCTUnwrap(set.cases.first { $0.file == "030.jpg" })
+        let c = try XCTUnwrap(set.cases.first { $0.file == file })
         let image = try Image(contentsOfFile: set.folder + "/" + c.file)
         let top = try XCTUnwrap(DetectRectanglesRequest().perform(on: image).first)
-        XCTAssertGreaterThan(c.jaccard(of: top.pixelCorners(width: image.width, height: image.height).points), 0.99)
+        return c.jaccard(of: top.pixelCorners(width: image.width, height: image.height).points)
     }
 
     /// Real phone photos of printed Sudoku grids (Tests/Fixtures/rectangles-grids, downscaled by

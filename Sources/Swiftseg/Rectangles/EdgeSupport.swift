@@ -150,8 +150,8 @@ final class EdgeSupport {
     /// The product of the quad's corner scores (`RectangleDetector.cornerScore`) read on the photo: at each
     /// corner, each side's edge share over its last eighth before the corner, and over as much of its line past
     /// the corner the share of points where the same edge runs on — the same polarity, at least half its contrast
-    /// (texture beyond a corner has edges of either polarity and any strength) — a few pixels at the corner itself
-    /// left out.
+    /// (texture beyond a corner has edges of either polarity and any strength), those with other colours either
+    /// side counting `RectangleDetector.otherColoursWeight` — a few pixels at the corner itself left out.
     /// Also the least share of edge on any side's stretch next to a corner (`weakestEnd`): a quad whose side
     /// stops short of a corner is not one rectangle (`RectangleDetector.minimumEnd`); and whether at some corner
     /// a side's own edge — the same two colours either side of it — runs on past the corner
@@ -168,9 +168,10 @@ final class EdgeSupport {
                 guard end.meanContrast != 0 else { return RectangleDetector.CornerEnds(end: 0, beyond: 0) }
                 let beyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast)
                 var ends = RectangleDetector.CornerEnds(end: end.share, beyond: beyond.share)
-                if beyond.share >= RectangleDetector.maximumRunOn {
+                if beyond.share >= RectangleDetector.sameColoursFrom {
                     ends.sameEdgeBeyond = sideSupport(corner + d * gap, corner + d * e, samples: 12, like: end.meanContrast,
                                                       likeColours: end.meanColours).share
+                    ends.beyond = ends.sameEdgeBeyond + RectangleDetector.otherColoursWeight * (beyond.share - ends.sameEdgeBeyond)
                 }
                 return ends
             }

@@ -453,11 +453,16 @@ struct RectangleDetector {
     /// inner lines), and the quad is dropped. Found on the tuning sets (PERF.md "Rectangles"): on the 80 real
     /// grids, photos with such a result among all went from 61 to 14 at no hit lost.
     static let maximumRunOn = 0.8
+    /// Past a corner, an edge of the side's polarity but other colours either side (a card's top edge lined up
+    /// with a bench behind it) is less likely the side running on than one of the same colours: from this share
+    /// of the stretch up, such points count `otherColoursWeight` (0 and 1 were worse on the tuning sets; PERF-HISTORY).
+    static let sameColoursFrom = 0.5
+    static let otherColoursWeight = 0.5
 
     /// What a corner test reads of one side: edge share on the side's last stretch (`end`) and past the corner.
     struct CornerEnds {
         var end: Double, beyond: Double
-        /// Past the corner, the share where the side's own edge runs on (read only when `beyond` is high).
+        /// Past the corner, the share where the side's own edge runs on (read when `beyond` reaches `sameColoursFrom`).
         var sameEdgeBeyond = 0.0
     }
 
