@@ -98,13 +98,33 @@ final class EdgeSupport {
     func profiles(_ p: PixelPoint, _ d: PixelPoint, _ n: PixelPoint, reach: Double, into t: inout Profiles) {
         let count = min(Int((2 * reach / EdgeSupport.step).rounded()) + 1, EdgeSupport.maximumProfile)
         t.count = count
+        // The samples span a parallelogram: when its corners are inside, so is every sample and none needs the
+        // border clamped (the same values either way).
+        let last = Double(count - 1) * EdgeSupport.step
+        let w = Double(width) - 0.5, h = Double(height) - 0.5
+        @inline(__always) func within(_ q: PixelPoint) -> Bool { q.x >= 0.5 && q.y >= 0.5 && q.x < w && q.y < h }
+        let inside = within(p - d - n * reach) && within(p - d + n * (last - reach))
+            && within(p + d - n * reach) && within(p + d + n * (last - reach))
         for k in 0..<3 {
             let base = p + d * Double(k - 1) - n * reach
             for j in 0..<count {
                 let o = Double(j) * EdgeSupport.step
-                t.base[k * count + j] = sample(base.x + n.x * o, base.y + n.y * o)
+                t.base[k * count + j] = inside ? sampleInside(base.x + n.x * o, base.y + n.y * o)
+                                               : sample(base.x + n.x * o, base.y + n.y * o)
             }
         }
+    }
+
+    /// `sample` at a point whose four neighbours are all inside the copy.
+    @inline(__always)
+    func sampleInside(_ x: Double, _ y: Double) -> SIMD4<Float> {
+        let u = x - 0.5, v = y - 0.5
+        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
+        let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
+        let i = y0 * width + x0
+        let top = pixels[i] * (1 - fx) + pixels[i + 1] * fx
+        let bottom = pixels[i + width] * (1 - fx) + pixels[i + width + 1] * fx
+        return top * (1 - fy) + bottom * fy
     }
 
     /// The contrast at profile index j (offset j · step − reach): the largest channel of the tap-averaged
