@@ -62,32 +62,50 @@ struct RectangleDetector {
             (corners: $0, score: support.confidence(of: $0, samplesPerSide: 12) * RectangleDetector.sizePrior($0, short: short))
         }
         quick.sort { $0.score > $1.score }
-        // Near-duplicates (`sameCandidate`) are one entry, refined once; but while nothing has passed, a failed
-        // entry's next near-duplicates are refined in turn: a print's side and a spoon's edge next to it make two
-        // such candidates, and the better-covered one can be the one that mixes them.
-        var shortlist: [[[PixelPoint]]] = []
-        for c in quick where c.score > 0 {
-            if let g = shortlist.firstIndex(where: { Polygon.jaccard($0[0], c.corners) > RectangleDetector.sameCandidate }) {
-                if shortlist[g].count <= RectangleDetector.maximumAlternates { shortlist[g].append(c.corners) }
-            } else if shortlist.count < RectangleDetector.maximumRefined {
-                shortlist.append([c.corners])
+        // Near-duplicates (`sameCandidate`) are one entry, refined once (entries by their index in `quick`).
+        var shortlist: [Int] = []
+        for (i, c) in quick.enumerated() where c.score > 0
+            && !shortlist.contains(where: { Polygon.jaccard(quick[$0].corners, c.corners) > RectangleDetector.sameCandidate }) {
+            shortlist.append(i)
+            if shortlist.count == RectangleDetector.maximumRefined { break }
+        }
+        // But while nothing has passed, a failed entry's near-duplicates are refined in turn: a print's side and a
+        // spoon's edge beside it make two such candidates, and the better-covered one can be the one mixing them.
+        // Those after it in `quick` that are no entry and no near-duplicate of an earlier entry, looked for only
+        // then (on most photos the first entry passes).
+        func alternates(of k: Int) -> [[PixelPoint]] {
+            var found: [[PixelPoint]] = []
+            for i in (shortlist[k] + 1)..<quick.count where quick[i].score > 0 && !shortlist.contains(i) {
+                let c = quick[i].corners
+                guard Polygon.jaccard(quick[shortlist[k]].corners, c) > RectangleDetector.sameCandidate,
+                      !shortlist[..<k].contains(where: { Polygon.jaccard(quick[$0].corners, c) > RectangleDetector.sameCandidate })
+                else { continue }
+                found.append(c)
+                if found.count == RectangleDetector.maximumAlternates { break }
             }
+            return found
         }
         func fits(_ q: [PixelPoint]) -> Bool { passes(q, width: image.width, height: image.height, slack: 0) }
-        for group in shortlist {
-            for candidate in scored.isEmpty ? group[...] : group.prefix(1) {
-                var refined = support.refine(candidate)
-                guard fits(refined) else { continue }
-                var corners = support.cornerFactor(of: refined)
-                // Sides that miss a corner: a hybrid, or a real sheet whose edges bow; its corners fitted locally
-                // tell which (fitted on every result, they cost synthetic hits: PERF-HISTORY).
-                if !RectangleDetector.isOneRectangle(corners) && !corners.runsOn {
-                    let local = support.refinedCorners(refined)
-                    if fits(local) { refined = local; corners = support.cornerFactor(of: local) }
-                }
-                guard RectangleDetector.isOneRectangle(corners) else { continue }
-                let confidence = support.confidence(of: refined) * corners.factor * RectangleDetector.sizePrior(refined, short: short)
-                if confidence > 0 { scored.append((refined, confidence)); break }
+        /// The candidate refined, with its confidence, if it passes the filters and the corner tests.
+        func passing(_ candidate: [PixelPoint]) -> (corners: [PixelPoint], confidence: Double)? {
+            var refined = support.refine(candidate)
+            guard fits(refined) else { return nil }
+            var corners = support.cornerFactor(of: refined)
+            // Sides that miss a corner: a hybrid, or a real sheet whose edges bow; its corners fitted locally
+            // tell which (fitted on every result, they cost synthetic hits: PERF-HISTORY).
+            if !RectangleDetector.isOneRectangle(corners) && !corners.runsOn {
+                let local = support.refinedCorners(refined)
+                if fits(local) { refined = local; corners = support.cornerFactor(of: local) }
+            }
+            guard RectangleDetector.isOneRectangle(corners) else { return nil }
+            let confidence = support.confidence(of: refined) * corners.factor * RectangleDetector.sizePrior(refined, short: short)
+            return confidence > 0 ? (refined, confidence) : nil
+        }
+        for k in shortlist.indices {
+            if let r = passing(quick[shortlist[k]].corners) {
+                scored.append(r)
+            } else if scored.isEmpty, let r = alternates(of: k).lazy.compactMap(passing).first {
+                scored.append(r)
             }
         }
         var kept = RectangleDetector.suppressDuplicates(scored)
