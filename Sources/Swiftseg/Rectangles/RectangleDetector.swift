@@ -63,9 +63,9 @@ struct RectangleDetector {
         }
         quick.sort { $0.score > $1.score }
         // Near-duplicates (`sameCandidate`) are one entry, refined once (entries by their index in `quick`).
+        func same(_ a: [PixelPoint], _ b: [PixelPoint]) -> Bool { Polygon.jaccard(a, b) > RectangleDetector.sameCandidate }
         var shortlist: [Int] = []
-        for (i, c) in quick.enumerated() where c.score > 0
-            && !shortlist.contains(where: { Polygon.jaccard(quick[$0].corners, c.corners) > RectangleDetector.sameCandidate }) {
+        for (i, c) in quick.enumerated() where c.score > 0 && !shortlist.contains(where: { same(quick[$0].corners, c.corners) }) {
             shortlist.append(i)
             if shortlist.count == RectangleDetector.maximumRefined { break }
         }
@@ -77,9 +77,7 @@ struct RectangleDetector {
             var found: [[PixelPoint]] = []
             for i in (shortlist[k] + 1)..<quick.count where quick[i].score > 0 && !shortlist.contains(i) {
                 let c = quick[i].corners
-                guard Polygon.jaccard(quick[shortlist[k]].corners, c) > RectangleDetector.sameCandidate,
-                      !shortlist[..<k].contains(where: { Polygon.jaccard(quick[$0].corners, c) > RectangleDetector.sameCandidate })
-                else { continue }
+                guard same(quick[shortlist[k]].corners, c), !shortlist[..<k].contains(where: { same(quick[$0].corners, c) }) else { continue }
                 found.append(c)
                 if found.count == RectangleDetector.maximumAlternates { break }
             }
