@@ -203,19 +203,6 @@ final class EdgeSupport {
         return (product, weakest, runsOn)
     }
 
-    /// How much of the line of the side from `from` to `corner`, for `distance` past the corner (photo
-    /// coordinates), has an edge of the polarity the side's last stretch has (within `endTolerance`).
-    func sameEdgeRunOn(from: PixelPoint, past corner: PixelPoint, for distance: Double) -> Double {
-        let length = from.distance(to: corner), d = (corner - from) * (1 / max(length, 1e-9))
-        let e = max(6, RectangleDetector.cornerStretch * length), gap = 2.0 * Double(factor)
-        guard distance > 2 * gap else { return 0 }
-        let end = sideSupport(corner - d * e, corner - d * gap, samples: 12, like: nil)
-        guard end.meanContrast != 0 else { return 0 }
-        let polarity = end.meanContrast > 0 ? EdgeSupport.threshold : -EdgeSupport.threshold
-        return sideSupport(corner + d * gap, corner + d * (distance - gap), samples: 12, like: polarity, likeColours: nil,
-                           within: EdgeSupport.endTolerance).share
-    }
-
     /// One side's share of supported points (photo coordinates, weighted by contrast), at most `samples` of them.
     func sideSupport(_ a: PixelPoint, _ b: PixelPoint, samples: Int) -> Double {
         sideSupport(a, b, samples: samples, like: nil).share
