@@ -42,6 +42,13 @@ struct RectangleDetector {
     static let maximumCandidates = 40
     static let maximumLines = 64
     static let maximumRefined = 8
+    /// A photo whose best result from those lines is under `secondLookBelow` confident (or that has none) gets a
+    /// second look with `secondLookLines`: on gravel or grass, a hundred lines of stones' and stalks' edges can
+    /// outrank a print's side (committed 053: none of the 64 lies within 14 px of the print's left side). Swept on the tuning sets
+    /// (committed / `--seed 7` top-1): 96 lines below 0.3 / 0.35 / 0.45: 95.0 / 95.8 / 95.8 and 96.7 each; 128
+    /// below 0.25 / 0.35 / 0.45 / 0.6: 94.2 / 95.0 / 95.0 / 93.3; 192 below 0.35: 95.0 (PERF-HISTORY).
+    static let secondLookBelow = 0.4
+    static let secondLookLines = 96
     /// Near-duplicates of a shortlisted candidate kept to try in its place (2 found every hit 4 and 8 did on the
     /// synthetic sets).
     static let maximumAlternates = 2
@@ -58,22 +65,29 @@ struct RectangleDetector {
     func detect(in photo: ReducedImage) -> [RectangleObservation] {
         let image = photo.image
         let short = Double(min(image.width, image.height))
-        let (lines, edges, searchRadius) = RectangleDetector.lines(in: image)
-        let proposed = candidates(lines: lines, edges: edges, width: image.width, height: image.height)
+        let (allLines, coverage, searchRadius) = RectangleDetector.lines(in: image)
+        let lines = Array(allLines.prefix(RectangleDetector.maximumLines))
+        let proposed = candidates(lines: lines, edges: coverage(lines), width: image.width, height: image.height)
         let support = EdgeSupport(image: image, searchRadius: searchRadius)
         var scored: [(corners: [PixelPoint], confidence: Double)] = []
         // A quick look at every candidate's sides, then refinement of the best few.
-        var quick = proposed.map {
-            (corners: $0, score: support.confidence(of: $0, samplesPerSide: 12) * RectangleDetector.sizePrior($0, short: short))
+        func quickLook(_ candidates: [[PixelPoint]]) -> [(corners: [PixelPoint], score: Double)] {
+            candidates.map {
+                (corners: $0, score: support.confidence(of: $0, samplesPerSide: 12) * RectangleDetector.sizePrior($0, short: short))
+            }.sorted { $0.score > $1.score }
         }
-        quick.sort { $0.score > $1.score }
+        let quick = quickLook(proposed)
         // Near-duplicates (`sameCandidate`) are one entry, refined once (entries by their index in `quick`).
         func same(_ a: [PixelPoint], _ b: [PixelPoint]) -> Bool { Polygon.jaccard(a, b) > RectangleDetector.sameCandidate }
-        var shortlist: [Int] = []
-        for (i, c) in quick.enumerated() where c.score > 0 && !shortlist.contains(where: { same(quick[$0].corners, c.corners) }) {
-            shortlist.append(i)
-            if shortlist.count == RectangleDetector.maximumRefined { break }
+        func entries(_ quick: [(corners: [PixelPoint], score: Double)]) -> [Int] {
+            var entries: [Int] = []
+            for (i, c) in quick.enumerated() where c.score > 0 && !entries.contains(where: { same(quick[$0].corners, c.corners) }) {
+                entries.append(i)
+                if entries.count == RectangleDetector.maximumRefined { break }
+            }
+            return entries
         }
+        let shortlist = entries(quick)
         // But while nothing has passed, a failed entry's near-duplicates are refined in turn: a print's side and a
         // spoon's edge beside it make two such candidates, and the better-covered one can be the one mixing them.
         // Those after it in `quick` that are no entry and no near-duplicate of an earlier entry, looked for only
@@ -111,6 +125,13 @@ struct RectangleDetector {
                 scored.append(r)
             }
         }
+        // The second look (`secondLookBelow`): candidates from more lines, those not refined already.
+        if (scored.map(\.confidence).max() ?? 0) < RectangleDetector.secondLookBelow && allLines.count > lines.count {
+            let refined = shortlist.map { quick[$0].corners }
+            let more = quickLook(candidates(lines: allLines, edges: coverage(allLines), width: image.width, height: image.height)
+                .filter { c in !refined.contains { same($0, c) } })
+            for i in entries(more) { if let r = passing(more[i].corners) { scored.append(r) } }
+        }
         var kept = RectangleDetector.suppressDuplicates(scored)
         // Every result after the first must also pass the corner tests with its corners fitted locally: one
         // rectangle keeps its corners, a quad mixing sides (a grid's border with one of its inner lines) does not.
@@ -146,9 +167,10 @@ struct RectangleDetector {
     /// The photo's lines, their edge coverage, and how far refinement should look for a side: a candidate's side
     /// can be a few grid steps off its edge at the ends (its line is fitted to segments up to ~3 px apart, and a
     /// degree over 300 px is 5 px), so 3.75 grid steps, at least 5 px (1.5 steps lost a fifth of the hits that
-    /// refinement could win on the tuning sets; 6 steps jumped to neighbouring edges). The segment detector's
-    /// buffers are gone when this returns, before the edge support's are allocated.
-    static func lines(in image: Image) -> (lines: [Line], edges: EdgeCoverage, searchRadius: Double) {
+    /// refinement could win on the tuning sets; 6 steps jumped to neighbouring edges). The lines are the
+    /// `secondLookLines` longest by support, best first; `coverage` builds the edge coverage of some of them (the
+    /// segment detector's buffers are gone when this returns, but for its level-line field at detection size).
+    static func lines(in image: Image) -> (lines: [Line], coverage: ([Line]) -> EdgeCoverage, searchRadius: Double) {
         let short = Double(min(image.width, image.height))
         // A large photo is box-shrunk first to about twice the detection size (the segment detector's Gaussian
         // then needs a few taps, not dozens), and the segments scaled back.
@@ -162,8 +184,8 @@ struct RectangleDetector {
             LineSegment(start: $0.start * s, end: $0.end * s, width: $0.width * s, significance: $0.significance)
         }.filter { $0.length >= max(8, 0.02 * short) && !RectangleDetector.onBorder($0, width: image.width, height: image.height) }
         let lines = RectangleDetector.lines(from: segments, short: short)
-        let edges = EdgeCoverage(lines: lines, field: field, fieldScale: s, width: image.width, height: image.height)
-        return (lines, edges, max(5, 3.75 * s / lsd.scale))
+        let (width, height) = (image.width, image.height)
+        return (lines, { EdgeCoverage(lines: $0, field: field, fieldScale: s, width: width, height: height) }, max(5, 3.75 * s / lsd.scale))
     }
 
     /// A straight line through one or more collinear segments: its direction, a point on it, and the segments'
@@ -235,7 +257,7 @@ struct RectangleDetector {
             }
         }
         lines.sort { $0.support > $1.support }
-        if lines.count > maximumLines { lines.removeLast(lines.count - maximumLines) }
+        if lines.count > secondLookLines { lines.removeLast(lines.count - secondLookLines) }
         return lines
     }
 
