@@ -44,9 +44,10 @@ struct RectangleDetector {
     static let maximumRefined = 8
     /// A photo whose best result from those lines is under `secondLookBelow` confident (or that has none) gets a
     /// second look with `secondLookLines`: on gravel or grass, a hundred lines of stones' and stalks' edges can
-    /// outrank a print's side (committed 053: none of the 64 lies within 14 px of the print's left side). Swept on the tuning sets
-    /// (committed / `--seed 7` top-1): 96 lines below 0.3 / 0.35 / 0.45: 95.0 / 95.8 / 95.8 and 96.7 each; 128
-    /// below 0.25 / 0.35 / 0.45 / 0.6: 94.2 / 95.0 / 95.0 / 93.3; 192 below 0.35: 95.0 (PERF-HISTORY).
+    /// outrank a print's side (committed 053: none of the 64 lies within 14 px of the print's left side). Swept
+    /// on the tuning sets (committed / `--seed 7` top-1): 96 lines below 0.3 / 0.35 / 0.45: 95.0 / 95.8 / 95.8
+    /// and 96.7 each; 128 below 0.25 / 0.35 / 0.45 / 0.6: 94.2 / 95.0 / 95.0 / 93.3; 192 below 0.35: 95.0
+    /// (PERF-HISTORY). Every photo with 96 lines: the same hits, 2.6 ms more at 640×480.
     static let secondLookBelow = 0.4
     static let secondLookLines = 96
     /// Near-duplicates of a shortlisted candidate kept to try in its place (2 found every hit 4 and 8 did on the
