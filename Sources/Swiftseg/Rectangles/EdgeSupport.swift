@@ -79,13 +79,25 @@ final class EdgeSupport {
     /// Bilinear sample at a point of the copy's pixel-edge grid, borders extended.
     @inline(__always)
     func sample(_ x: Double, _ y: Double) -> SIMD4<Float> {
-        let u = x - 0.5, v = y - 0.5
-        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
-        let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
+        let (x0, y0, fx, fy) = cell(x, y)
         let xa = min(max(x0, 0), width - 1), xb = min(max(x0 + 1, 0), width - 1)
         let ya = min(max(y0, 0), height - 1), yb = min(max(y0 + 1, 0), height - 1)
-        let top = pixels[ya * width + xa] * (1 - fx) + pixels[ya * width + xb] * fx
-        let bottom = pixels[yb * width + xa] * (1 - fx) + pixels[yb * width + xb] * fx
+        return blend(ya * width + xa, ya * width + xb, yb * width + xa, yb * width + xb, fx, fy)
+    }
+
+    /// The pixel whose centre is up and left of (x, y), and the point's fractions towards the next ones.
+    @inline(__always)
+    func cell(_ x: Double, _ y: Double) -> (x0: Int, y0: Int, fx: Float, fy: Float) {
+        let u = x - 0.5, v = y - 0.5
+        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
+        return (x0, y0, Float(u - Double(x0)), Float(v - Double(y0)))
+    }
+
+    /// The bilinear blend of four pixels (by index: top left, top right, bottom left, bottom right).
+    @inline(__always)
+    func blend(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ fx: Float, _ fy: Float) -> SIMD4<Float> {
+        let top = pixels[a] * (1 - fx) + pixels[b] * fx
+        let bottom = pixels[c] * (1 - fx) + pixels[d] * fx
         return top * (1 - fy) + bottom * fy
     }
 
@@ -125,13 +137,9 @@ final class EdgeSupport {
     /// `sample` at a point whose four neighbours are all inside the copy.
     @inline(__always)
     func sampleInside(_ x: Double, _ y: Double) -> SIMD4<Float> {
-        let u = x - 0.5, v = y - 0.5
-        let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
-        let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
+        let (x0, y0, fx, fy) = cell(x, y)
         let i = y0 * width + x0
-        let top = pixels[i] * (1 - fx) + pixels[i + 1] * fx
-        let bottom = pixels[i + width] * (1 - fx) + pixels[i + width + 1] * fx
-        return top * (1 - fy) + bottom * fy
+        return blend(i, i + 1, i + width, i + width + 1, fx, fy)
     }
 
     /// The contrast at profile index j (offset j · step − reach): the largest channel of the tap-averaged
